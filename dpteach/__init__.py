@@ -1,0 +1,40 @@
+"""dpteach: a runnable, tested textbook companion on private query release.
+
+The package backs the book's notebooks: databases as histograms over a universe X
+(:mod:`~dpteach.domain`, :mod:`~dpteach.data`), linear queries and workloads
+(:mod:`~dpteach.queries`), the basic mechanisms (:mod:`~dpteach.mechanisms`), privacy accounting
+(:mod:`~dpteach.privacy`) and the lectures' bounds (:mod:`~dpteach.theory`).
+"""
+
+from .data import Dataset, correlated_data, from_histogram, independent_data
+from .domain import Domain
+from .mechanisms import AboveThreshold, NumericSparse, Sparse, exponential, gaussian, laplace
+from .mechanisms import gaussian_sigma
+from .privacy import BudgetExceededError, PrivacyBudget, ZCDPBudget
+from .queries import MarginalWorkload, MatrixWorkload, NegatedWorkload, Workload, random_queries
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AboveThreshold",
+    "BudgetExceededError",
+    "Dataset",
+    "Domain",
+    "MarginalWorkload",
+    "MatrixWorkload",
+    "NegatedWorkload",
+    "NumericSparse",
+    "PrivacyBudget",
+    "Sparse",
+    "Workload",
+    "ZCDPBudget",
+    "__version__",
+    "correlated_data",
+    "exponential",
+    "from_histogram",
+    "gaussian",
+    "gaussian_sigma",
+    "independent_data",
+    "laplace",
+    "random_queries",
+]

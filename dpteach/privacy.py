@@ -1,0 +1,217 @@
+"""Privacy accounting: composition theorems, zCDP conversions and a budget that refuses overspending.
+
+Conventions (Dwork and Roth 2014; Bun and Steinke 2016):
+
+* basic composition: ``(eps_1, delta_1), ..., (eps_k, delta_k)`` compose to
+  ``(sum eps_i, sum delta_i)`` (Dwork-Roth Thm 3.16);
+* advanced composition: ``k`` adaptive ``(eps, delta)``-DP steps are
+  ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``-DP (Thm 3.20);
+* ``eps``-DP implies ``eps^2/2``-zCDP; ``rho``-zCDP implies
+  ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP; zCDP composes by adding ``rho``.
+
+The budgets are charged *before* anything is released. A charge that would overspend raises
+:class:`BudgetExceededError` and changes nothing, so a refusal releases nothing. Whether a refusal
+happens depends only on the (public) sequence of charges, never on the data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import _validate as check
+
+#: Relative slack for floating-point round-off when comparing spent against total.
+_SLACK = 1e-9
+
+
+class BudgetExceededError(RuntimeError):
+    """A charge was refused: it would overspend the privacy budget. Nothing was released."""
+
+
+def basic_composition(
+    epsilons: Sequence[float], deltas: Sequence[float] | None = None
+) -> tuple[float, float]:
+    """Total ``(eps, delta)`` of adaptively composed mechanisms (Dwork-Roth Thm 3.16)."""
+    eps = [check.nonnegative(e, "epsilons[i]") for e in epsilons]
+    dels = [0.0] * len(eps) if deltas is None else [check.delta(d, "deltas[i]") for d in deltas]
+    if len(dels) != len(eps):
+        raise ValueError(f"deltas must have {len(eps)} entries, got {len(dels)}")
+    return math.fsum(eps), math.fsum(dels)
+
+
+def advanced_composition(
+    epsilon: float, k: int, delta_prime: float, delta: float = 0.0
+) -> tuple[float, float]:
+    """Total privacy of ``k`` adaptive ``(epsilon, delta)``-DP steps (Dwork-Roth Thm 3.20).
+
+    Returns ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``.
+    """
+    epsilon = check.positive(epsilon, "epsilon")
+    k = check.integer(k, "k", minimum=1)
+    delta_prime = check.delta(delta_prime, "delta_prime", allow_zero=False)
+    delta = check.delta(delta, "delta")
+    total = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(
+        epsilon
+    )
+    return total, k * delta + delta_prime
+
+
+def advanced_composition_step(epsilon: float, k: int, delta: float) -> float:
+    """Per-step ``eps_0 = eps / (2 sqrt(2k ln(1/delta)))`` so that ``k`` steps are (eps, delta)-DP.
+
+    Dwork-Roth Corollary 3.21 (valid for ``epsilon <= 1``, where ``k eps_0 (e^eps_0 - 1)`` is at
+    most ``eps/2``).
+    """
+    epsilon = check.positive(epsilon, "epsilon")
+    if epsilon > 1:
+        raise ValueError(f"epsilon must be <= 1 for Corollary 3.21, got {epsilon}")
+    k = check.integer(k, "k", minimum=1)
+    delta = check.delta(delta, allow_zero=False)
+    return epsilon / (2 * math.sqrt(2 * k * math.log(1 / delta)))
+
+
+def pure_to_zcdp(epsilon: float) -> float:
+    """``eps``-DP implies ``eps^2 / 2``-zCDP (Bun-Steinke 2016, Prop. 1.4)."""
+    return check.nonnegative(epsilon, "epsilon") ** 2 / 2
+
+
+def gaussian_zcdp(sensitivity: float, sigma: float) -> float:
+    """The Gaussian mechanism with L2 sensitivity ``Delta`` and std ``sigma`` is
+    ``Delta^2 / (2 sigma^2)``-zCDP (Bun-Steinke 2016, Prop. 1.6)."""
+    return check.positive(sensitivity, "sensitivity") ** 2 / (
+        2 * check.positive(sigma, "sigma") ** 2
+    )
+
+
+def zcdp_to_approx_dp(rho: float, delta: float) -> float:
+    """``rho``-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun-Steinke, Prop. 1.3)."""
+    rho = check.nonnegative(rho, "rho")
+    delta = check.delta(delta, allow_zero=False)
+    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def approx_dp_to_zcdp(epsilon: float, delta: float) -> float:
+    """The largest ``rho`` whose conversion :func:`zcdp_to_approx_dp` gives at most ``epsilon``."""
+    epsilon = check.positive(epsilon, "epsilon")
+    log_term = math.log(1 / check.delta(delta, allow_zero=False))
+    # Solve rho + 2 sqrt(rho L) = eps for sqrt(rho): a quadratic with positive root.
+    root = -math.sqrt(log_term) + math.sqrt(log_term + epsilon)
+    return root**2
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One entry of a budget's ledger."""
+
+    label: str
+    epsilon: float
+    delta: float
+
+
+class PrivacyBudget:
+    """An ``(epsilon, delta)`` budget under basic composition.
+
+    Parameters
+    ----------
+    epsilon
+        Total epsilon, finite and > 0.
+    delta
+        Total delta in [0, 1).
+
+    Examples
+    --------
+    >>> budget = PrivacyBudget(1.0)
+    >>> budget.charge(0.5, label="first query")
+    >>> budget.remaining_epsilon
+    0.5
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0):
+        self.epsilon = check.positive(epsilon, "epsilon")
+        self.delta = check.delta(delta)
+        self.ledger: list[Charge] = []
+
+    @property
+    def spent_epsilon(self) -> float:
+        return math.fsum(c.epsilon for c in self.ledger)
+
+    @property
+    def spent_delta(self) -> float:
+        return math.fsum(c.delta for c in self.ledger)
+
+    @property
+    def remaining_epsilon(self) -> float:
+        return max(self.epsilon - self.spent_epsilon, 0.0)
+
+    @property
+    def remaining_delta(self) -> float:
+        return max(self.delta - self.spent_delta, 0.0)
+
+    def can_afford(self, epsilon: float, delta: float = 0.0) -> bool:
+        """Whether :meth:`charge` with these arguments would succeed."""
+        epsilon = check.nonnegative(epsilon, "epsilon")
+        delta = check.delta(delta)
+        eps_ok = self.spent_epsilon + epsilon <= self.epsilon * (1 + _SLACK)
+        delta_ok = delta == 0 or self.spent_delta + delta <= self.delta * (1 + _SLACK)
+        return eps_ok and delta_ok
+
+    def charge(self, epsilon: float, delta: float = 0.0, *, label: str = "") -> None:
+        """Record a spend, or raise :class:`BudgetExceededError` and change nothing."""
+        epsilon = check.nonnegative(epsilon, "epsilon")
+        delta = check.delta(delta)
+        if not self.can_afford(epsilon, delta):
+            raise BudgetExceededError(
+                f"refused {label or 'charge'} of (epsilon={epsilon:.6g}, delta={delta:.3g}): "
+                f"spent ({self.spent_epsilon:.6g}, {self.spent_delta:.3g}) of "
+                f"({self.epsilon:.6g}, {self.delta:.3g}); nothing was released"
+            )
+        self.ledger.append(Charge(label, epsilon, delta))
+
+    def __repr__(self) -> str:
+        return (
+            f"PrivacyBudget(epsilon={self.epsilon}, delta={self.delta}, "
+            f"spent=({self.spent_epsilon:.6g}, {self.spent_delta:.3g}))"
+        )
+
+
+class ZCDPBudget:
+    """A ``rho``-zCDP budget; zCDP composes by adding ``rho`` (Bun-Steinke 2016, Lemma 2.3).
+
+    Pure ``eps``-DP steps are charged ``eps^2/2`` (:meth:`charge_pure`); the total converts to
+    ``(eps, delta)``-DP with :meth:`to_approx_dp`.
+    """
+
+    def __init__(self, rho: float):
+        self.rho = check.positive(rho, "rho")
+        self.ledger: list[tuple[str, float]] = []
+
+    @property
+    def spent(self) -> float:
+        return math.fsum(r for _, r in self.ledger)
+
+    @property
+    def remaining(self) -> float:
+        return max(self.rho - self.spent, 0.0)
+
+    def can_afford(self, rho: float) -> bool:
+        return self.spent + check.nonnegative(rho, "rho") <= self.rho * (1 + _SLACK)
+
+    def charge(self, rho: float, *, label: str = "") -> None:
+        """Record a ``rho`` spend, or raise :class:`BudgetExceededError` and change nothing."""
+        rho = check.nonnegative(rho, "rho")
+        if not self.can_afford(rho):
+            raise BudgetExceededError(
+                f"refused {label or 'charge'} of rho={rho:.6g}: spent {self.spent:.6g} of "
+                f"{self.rho:.6g}; nothing was released"
+            )
+        self.ledger.append((label, rho))
+
+    def charge_pure(self, epsilon: float, *, label: str = "") -> None:
+        """Charge an ``epsilon``-DP step as ``epsilon^2/2``-zCDP."""
+        self.charge(pure_to_zcdp(epsilon), label=label)
+
+    def to_approx_dp(self, delta: float) -> float:
+        """The epsilon of the ``(epsilon, delta)``-DP guarantee of the whole budget."""
+        return zcdp_to_approx_dp(self.rho, delta)

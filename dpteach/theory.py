@@ -1,0 +1,70 @@
+"""The lectures' bounds as plain functions, to plot measured results against.
+
+Each function names the theorem it implements. Conventions: ``k`` linear queries with values in
+[0, 1], a database of ``n`` records, replace-one neighbours (sensitivity ``1/n`` per query), and
+``beta`` the failure probability.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _validate as check
+from .mechanisms import gaussian_sigma
+
+
+def _common(k: int, n: int, epsilon: float, beta: float) -> tuple[int, int, float, float]:
+    return (
+        check.integer(k, "k", minimum=1),
+        check.integer(n, "n", minimum=1),
+        check.positive(epsilon, "epsilon"),
+        check.probability(beta, "beta"),
+    )
+
+
+def laplace_max_error(k: int, n: int, epsilon: float, beta: float = 0.05) -> float:
+    """Max error over ``k`` queries answered with Laplace noise, w.p. ``>= 1 - beta``.
+
+    The L1 sensitivity of the ``k`` answers is ``k/n``, so each gets ``Lap(k / (n eps))``
+    (Dwork-Roth Thm 3.6) and a union bound over ``P[|Lap(b)| > b t] = e^{-t}`` gives
+    ``max_i |error_i| <= (k / (n eps)) ln(k / beta)`` (Dwork-Roth Thm 3.8). Grows like k log k.
+    """
+    k, n, epsilon, beta = _common(k, n, epsilon, beta)
+    return k / (n * epsilon) * math.log(k / beta)
+
+
+def laplace_expected_max_error(k: int, n: int, epsilon: float) -> float:
+    """``E[max_i |Lap(b)_i|] = b H_k`` with ``b = k / (n eps)``: the max of ``k`` i.i.d.
+    exponentials has mean ``b (1 + 1/2 + ... + 1/k)`` (an exact formula, not a bound)."""
+    k, n, epsilon, _ = _common(k, n, epsilon, 0.5)
+    harmonic = float(np.sum(1.0 / np.arange(1, k + 1)))
+    return k / (n * epsilon) * harmonic
+
+
+def gaussian_max_error(
+    k: int, n: int, epsilon: float, delta: float, beta: float = 0.05, calibration: str = "analytic"
+) -> float:
+    """Max error over ``k`` queries answered with Gaussian noise, w.p. ``>= 1 - beta``.
+
+    The L2 sensitivity of the ``k`` answers is ``sqrt(k)/n``; with ``sigma`` from
+    :func:`~dpteach.mechanisms.gaussian_sigma` and the tail ``P[|N(0, s^2)| > s t] <= 2 e^{-t^2/2}``
+    a union bound gives ``max_i |error_i| <= sigma sqrt(2 ln(2k / beta))``. Grows like
+    ``sqrt(k log k)``.
+    """
+    k, n, epsilon, beta = _common(k, n, epsilon, beta)
+    sigma = gaussian_sigma(math.sqrt(k) / n, epsilon, delta, calibration=calibration)
+    return sigma * math.sqrt(2 * math.log(2 * k / beta))
+
+
+def exponential_mechanism_error(
+    num_outcomes: int, sensitivity: float, epsilon: float, beta: float = 0.05
+) -> float:
+    """Utility loss of the exponential mechanism, w.p. ``>= 1 - beta``:
+    ``OPT - u(chosen) <= 2 Delta ln(R / beta) / eps`` (Dwork-Roth Thm 3.11)."""
+    r = check.integer(num_outcomes, "num_outcomes", minimum=1)
+    sensitivity = check.positive(sensitivity, "sensitivity")
+    epsilon = check.positive(epsilon, "epsilon")
+    beta = check.probability(beta, "beta")
+    return 2 * sensitivity * math.log(r / beta) / epsilon

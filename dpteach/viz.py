@@ -1,0 +1,94 @@
+"""The one figure style of the book.
+
+Colour-blind-safe Okabe-Ito palette, labelled axes, legends, theoretical bounds as dashed lines,
+PNG output in notebooks (SVG embeds a timestamp and would change on every run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+
+#: Okabe and Ito (2008) colour-blind-safe palette.
+PALETTE = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "vermillion": "#D55E00",
+    "sky": "#56B4E9",
+    "purple": "#CC79A7",
+    "yellow": "#F0E442",
+    "black": "#000000",
+}
+COLORS = list(PALETTE.values())
+
+STYLE = {
+    "axes.prop_cycle": mpl.cycler(color=COLORS),
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "figure.figsize": (6.4, 3.8),
+    "font.size": 10,
+    "legend.frameon": False,
+    "image.cmap": "viridis",
+}
+
+
+def use_style() -> None:
+    """Apply the book's style globally, and make notebook figures PNG."""
+    mpl.rcParams.update(STYLE)
+    try:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("png")
+    except ImportError:  # not in IPython
+        pass
+
+
+def subplots(ncols: int = 1, nrows: int = 1, **kwargs):
+    """``plt.subplots`` in the book's style, with a constrained layout."""
+    with mpl.rc_context(STYLE):
+        width, height = STYLE["figure.figsize"]
+        kwargs.setdefault("figsize", (width * min(ncols, 2) * 0.85 + 1.2 * (ncols > 2), height))
+        return plt.subplots(nrows, ncols, layout="constrained", **kwargs)
+
+
+def bound(ax, x: Sequence[float], y: Sequence[float], label: str, color: str | None = None):
+    """Draw a theoretical bound: a dashed line."""
+    return ax.plot(x, y, linestyle="--", linewidth=1.6, color=color or PALETTE["black"], label=label)
+
+
+def measured(
+    ax,
+    x: Sequence[float],
+    y: np.ndarray,
+    label: str,
+    color: str | None = None,
+    marker: str = "o",
+):
+    """Draw measurements; ``y`` of shape ``(len(x), seeds)`` gets its mean and a 10-90% band."""
+    y = np.asarray(y, dtype=float)
+    if y.ndim == 1:
+        return ax.plot(x, y, marker=marker, color=color, label=label)
+    (line,) = ax.plot(x, y.mean(axis=1), marker=marker, color=color, label=label)
+    lo, hi = np.quantile(y, [0.1, 0.9], axis=1)
+    ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    return [line]
+
+
+def histogram_bars(ax, p: np.ndarray, p_hat: np.ndarray, labels: Sequence[str] | None = None):
+    """The true histogram ``p`` against a synthetic one ``p_hat``, side by side."""
+    x = np.arange(len(p))
+    ax.bar(x - 0.2, p, width=0.4, color=PALETTE["blue"], label="true $p$")
+    ax.bar(x + 0.2, p_hat, width=0.4, color=PALETTE["orange"], label=r"synthetic $\hat p$")
+    if labels is not None:
+        ax.set_xticks(x, labels, rotation=90, fontsize=7)
+    ax.set_xlabel("cell $x$ of the universe $X$")
+    ax.set_ylabel("mass")
+    ax.legend()
