@@ -8,8 +8,15 @@ The package backs the book's notebooks: databases as histograms over a universe 
 
 from .data import Dataset, correlated_data, from_histogram, independent_data
 from .domain import Domain
-from .mechanisms import AboveThreshold, NumericSparse, Sparse, exponential, gaussian, laplace
-from .mechanisms import gaussian_sigma
+from .mechanisms import (
+    AboveThreshold,
+    NumericSparse,
+    Sparse,
+    exponential,
+    gaussian,
+    gaussian_sigma,
+    laplace,
+)
 from .privacy import BudgetExceededError, PrivacyBudget, ZCDPBudget
 from .queries import MarginalWorkload, MatrixWorkload, NegatedWorkload, Workload, random_queries
 

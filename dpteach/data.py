@@ -84,9 +84,7 @@ class Dataset:
         return Dataset(self.records[gen.integers(0, self.n, size=n)], self.domain)
 
 
-def from_histogram(
-    p: object, domain: Domain, n: int, *, rng: np.random.Generator | int
-) -> Dataset:
+def from_histogram(p: object, domain: Domain, n: int, *, rng: np.random.Generator | int) -> Dataset:
     """Draw ``n`` i.i.d. records from the distribution ``p`` over ``domain``."""
     domain.check_dense()
     p = check.histogram(p, domain.size, "p")

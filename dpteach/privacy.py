@@ -1,4 +1,4 @@
-"""Privacy accounting: composition theorems, zCDP conversions and a budget that refuses overspending.
+"""Privacy accounting: composition, zCDP conversions and a budget that refuses overspending.
 
 Conventions (Dwork and Roth 2014; Bun and Steinke 2016):
 
@@ -86,7 +86,7 @@ def gaussian_zcdp(sensitivity: float, sigma: float) -> float:
 
 
 def zcdp_to_approx_dp(rho: float, delta: float) -> float:
-    """``rho``-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun-Steinke, Prop. 1.3)."""
+    """``rho``-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun-Steinke Prop 1.3)."""
     rho = check.nonnegative(rho, "rho")
     delta = check.delta(delta, allow_zero=False)
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))

@@ -61,7 +61,8 @@ def subplots(ncols: int = 1, nrows: int = 1, **kwargs):
 
 def bound(ax, x: Sequence[float], y: Sequence[float], label: str, color: str | None = None):
     """Draw a theoretical bound: a dashed line."""
-    return ax.plot(x, y, linestyle="--", linewidth=1.6, color=color or PALETTE["black"], label=label)
+    color = color or PALETTE["black"]
+    return ax.plot(x, y, linestyle="--", linewidth=1.6, color=color, label=label)
 
 
 def measured(

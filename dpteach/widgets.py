@@ -29,7 +29,9 @@ def log_slider(description: str, value: float, low: float, high: float) -> widge
     )
 
 
-def int_slider(description: str, value: int, low: int, high: int, step: int = 1) -> widgets.IntSlider:
+def int_slider(
+    description: str, value: int, low: int, high: int, step: int = 1
+) -> widgets.IntSlider:
     """An integer slider (e.g. for n, k or a round t)."""
     return widgets.IntSlider(
         value=value, min=low, max=high, step=step, description=description, continuous_update=False
