@@ -10,9 +10,14 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# One stamp per extra, remade whenever pyproject.toml changes.
+# What each target installs; a stamp per target is remade whenever pyproject.toml changes.
+# The tests need the book and browser extras too: they build the website and drive Chromium.
+EXTRAS_test := test,book,browser
+EXTRAS_book := book
+EXTRAS_lab  := lab
+
 $(VENV)/.%-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[$*]"
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS_$*)]"
 	touch $@
 
 ## test: every test (unit, statistical, audits, notebooks with nbval)

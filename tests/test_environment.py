@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
-import tomllib
+import sys
 from pathlib import Path
 
 import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -15,6 +20,7 @@ CONDA_ONLY = {"python", "pip", "nodejs"}
 
 
 def _split(requirement: str) -> tuple[str, str]:
+    requirement = requirement.split(";")[0]  # environment markers do not apply to conda
     name, spec = re.match(r"^([A-Za-z0-9_.\-]+)\s*(.*)$", requirement.strip()).groups()
     return name.lower().replace("_", "-"), spec.replace(" ", "")
 
