@@ -6,6 +6,7 @@ The package backs the book's notebooks: databases as histograms over a universe 
 (:mod:`~dpteach.privacy`) and the lectures' bounds (:mod:`~dpteach.theory`).
 """
 
+from .adult import ADULT_SUBSETS, load_adult
 from .data import Dataset, correlated_data, from_histogram, independent_data
 from .domain import Domain
 from .mechanisms import (
@@ -23,6 +24,7 @@ from .queries import MarginalWorkload, MatrixWorkload, NegatedWorkload, Workload
 __version__ = "0.1.0"
 
 __all__ = [
+    "ADULT_SUBSETS",
     "AboveThreshold",
     "BudgetExceededError",
     "Dataset",
@@ -43,5 +45,6 @@ __all__ = [
     "gaussian_sigma",
     "independent_data",
     "laplace",
+    "load_adult",
     "random_queries",
 ]
