@@ -6,6 +6,7 @@ The package backs the book's notebooks: databases as histograms over a universe 
 (:mod:`~dpteach.privacy`) and the lectures' bounds (:mod:`~dpteach.theory`).
 """
 
+from . import baselines, theory
 from .adult import ADULT_SUBSETS, load_adult
 from .data import Dataset, correlated_data, from_histogram, independent_data
 from .domain import Domain
@@ -19,7 +20,14 @@ from .mechanisms import (
     laplace,
 )
 from .privacy import BudgetExceededError, PrivacyBudget, ZCDPBudget
-from .queries import MarginalWorkload, MatrixWorkload, NegatedWorkload, Workload, random_queries
+from .queries import (
+    MarginalWorkload,
+    MatrixWorkload,
+    NegatedWorkload,
+    SubsetWorkload,
+    Workload,
+    random_queries,
+)
 
 __version__ = "0.1.0"
 
@@ -35,9 +43,12 @@ __all__ = [
     "NumericSparse",
     "PrivacyBudget",
     "Sparse",
+    "SubsetWorkload",
     "Workload",
     "ZCDPBudget",
     "__version__",
+    "baselines",
+    "theory",
     "correlated_data",
     "exponential",
     "from_histogram",

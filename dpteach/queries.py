@@ -69,6 +69,10 @@ class Workload(ABC):
         """The workload closed under negation: ``q_1..q_k`` followed by ``1-q_1..1-q_k``."""
         return NegatedWorkload(self)
 
+    def subset(self, indices: Sequence[int]) -> SubsetWorkload:
+        """The sub-workload of the queries at ``indices`` (in that order)."""
+        return SubsetWorkload(self, indices)
+
     def _index(self, i: int) -> int:
         i = check.integer(i, "i", minimum=0)
         if i >= self.k:
@@ -237,6 +241,35 @@ class NegatedWorkload(Workload):
         i = self._index(i)
         name = self.base.label(i % self.base.k)
         return name if i < self.base.k else f"not({name})"
+
+
+class SubsetWorkload(Workload):
+    """Some of another workload's queries, e.g. the first ``k`` or a random sample of them."""
+
+    def __init__(self, base: Workload, indices: Sequence[int]):
+        if not isinstance(base, Workload):
+            raise TypeError(f"base must be a Workload, got {type(base).__name__}")
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+            raise TypeError("indices must be a non-empty 1-D sequence of integers")
+        if np.any((idx < 0) | (idx >= base.k)):
+            raise ValueError(f"indices must lie in 0..{base.k - 1}")
+        self.base = base
+        self.indices = idx.astype(np.int64)
+        self.domain_size = base.domain_size
+
+    @property
+    def k(self) -> int:
+        return int(self.indices.size)
+
+    def _answer(self, p: np.ndarray) -> np.ndarray:
+        return self.base._answer(p)[self.indices]
+
+    def _query(self, i: int) -> np.ndarray:
+        return self.base._query(int(self.indices[i]))
+
+    def label(self, i: int) -> str:
+        return self.base.label(int(self.indices[self._index(i)]))
 
 
 def random_queries(

@@ -93,3 +93,22 @@ def histogram_bars(ax, p: np.ndarray, p_hat: np.ndarray, labels: Sequence[str] |
     ax.set_xlabel("cell $x$ of the universe $X$")
     ax.set_ylabel("mass")
     ax.legend()
+
+
+def baseline_bounds(ax, *, n: int, epsilon: float, delta: float, k_max: int) -> None:
+    """The chapter-00 theory curves against the number of queries ``k`` (log-log axes):
+    Laplace's exact expected max error ``b H_k`` and its ``beta = 0.05`` bound, and the Gaussian
+    ``beta = 0.05`` bound (:mod:`dpteach.theory`)."""
+    from . import theory
+
+    ks = np.unique(np.geomspace(1, k_max, 60).astype(int))
+    curves = [
+        (theory.laplace_expected_max_error, r"Laplace, $E[\max] = bH_k$", "sky"),
+        (theory.laplace_max_error, r"Laplace bound ($\beta = 0.05$)", "blue"),
+    ]
+    for fn, label, color in curves:
+        bound(ax, ks, [fn(k, n, epsilon) for k in ks], label, color=PALETTE[color])
+    gaussian = [theory.gaussian_max_error(k, n, epsilon, delta) for k in ks]
+    bound(ax, ks, gaussian, r"Gaussian bound ($\beta = 0.05$)", color=PALETTE["vermillion"])
+    ax.set(xscale="log", yscale="log", xlabel="number of queries $k$")
+    ax.set_ylabel(r"max error $\max_i |a_i - q_i(D)|$")
