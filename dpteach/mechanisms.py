@@ -269,10 +269,11 @@ class AboveThreshold(Sparse):
 class NumericSparse(Sparse):
     """NumericSparse (Dwork-Roth Algorithm 3): sparse vector that also answers the above queries.
 
-    The budget is split as in Dwork-Roth: ``eps_1 = 8 eps / 9`` for the comparisons (a
-    :class:`Sparse` instance) and ``eps_2 = 2 eps / 9`` for the answers, each above query being
-    answered with fresh ``Lap(2 c Delta / eps_2)`` noise (pure DP); for ``delta > 0`` the split is
-    ``sqrt(512)/(sqrt(512)+1)`` and ``2/(sqrt(512)+1)`` with answer noise
+    The parameters are Dwork-Roth's: ``eps_1 = 8 eps / 9`` for the comparisons (a :class:`Sparse`
+    instance) and ``eps_2 = 2 eps / 9``, each above query being answered with fresh
+    ``Lap(2 c Delta / eps_2)`` noise; the ``c`` answers then cost ``eps_2 / 2 = eps / 9``, so the
+    total is ``eps`` (pure DP). For ``delta > 0``: ``eps_1 = sqrt(512)/(sqrt(512)+1) eps``,
+    ``eps_2 = 2/(sqrt(512)+1) eps``, comparisons at ``delta/2`` and answer noise
     ``Lap(Delta sqrt(32 c ln(2/delta)) / eps_2)``. Guarantee: ``epsilon``-DP, or
     ``(epsilon, delta)``-DP (Dwork-Roth Thm 3.28). :meth:`test` returns the noisy answer for an
     above query and ``None`` for a below one.
@@ -297,7 +298,9 @@ class NumericSparse(Sparse):
         sensitivity = check.positive(sensitivity, "sensitivity")
         root = math.sqrt(512)
         share = 8 / 9 if delta == 0 else root / (root + 1)
-        self.epsilon_answers = epsilon * (1 - share)
+        # Dwork-Roth's eps_2 (2 eps/9, or 2 eps/(sqrt(512)+1)): the answers themselves cost only
+        # half of it, e.g. c answers with Lap(2 c Delta / eps_2) noise are eps_2/2-DP.
+        self.epsilon_answers = epsilon * (2 / 9 if delta == 0 else 2 / (root + 1))
         if delta == 0:
             self.answer_scale = 2 * cutoff * sensitivity / self.epsilon_answers
         else:
