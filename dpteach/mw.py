@@ -3,12 +3,31 @@
 The learner keeps a synthetic histogram ``p_hat`` (uniform at first). On a mistake, a query
 ``q`` with ``q(p_hat) - q(p) > alpha``, it sets ``p_hat'(x) ∝ p_hat(x) exp(-eta q(x))`` with
 ``eta = alpha / 2``; the potential ``D(p || p_hat)`` then falls by at least ``alpha^2 / 4``, so
-there are at most ``4 ln|X| / alpha^2`` mistakes.
+there are at most ``4 ln|X| / alpha^2`` mistakes. The workload is closed under negation, so an
+answer that is too *low* for ``q`` is a mistake on ``1 - q``.
+
+This module holds the learner (:func:`learn`), the lecture's offline private MW
+(:func:`private_mw`), the practical MWEM-style variant of Hardt, Ligett and McSherry 2012
+(:func:`mwem`) and Hardt and Rothblum's online private MW with sparse vector
+(:class:`OnlinePMW`).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
+
 import numpy as np
+
+from . import _validate as check
+from .data import Dataset
+from .mechanisms import Sparse, exponential, laplace
+from .privacy import BudgetExceededError, PrivacyBudget
+from .queries import MarginalWorkload, NegatedWorkload, Workload
+from .results import Result, Round, kl_divergence
+from .theory import mw_mistake_bound as mistake_bound
+
+Seed = np.random.Generator | int
 
 
 def mw_update(p_hat: np.ndarray, q: np.ndarray, eta: float) -> np.ndarray:
@@ -21,3 +40,312 @@ def mw_update(p_hat: np.ndarray, q: np.ndarray, eta: float) -> np.ndarray:
     log_w -= log_w.max()
     w = np.exp(log_w)
     return w / w.sum()
+
+
+def _closed(workload: Workload) -> NegatedWorkload:
+    if not isinstance(workload, Workload):
+        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
+    return workload if isinstance(workload, NegatedWorkload) else workload.with_negations()
+
+
+def _alpha(alpha: object) -> float:
+    alpha = check.positive(alpha, "alpha")
+    if alpha >= 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    return alpha
+
+
+def _uniform(size: int) -> np.ndarray:
+    check.dense_size(size)
+    return np.full(size, 1.0 / size)
+
+
+def learn(
+    p: object,
+    workload: Workload,
+    *,
+    alpha: float,
+    adversary: str = "worst",
+    rng: Seed = 0,
+) -> Result:
+    """The (non-private) MW learner against an adversary that reveals mistakes.
+
+    While some query of the negation-closed workload has ``q(p_hat) - q(p) > alpha``, the
+    adversary reveals one — the ``"worst"`` (largest gap), the ``"smallest"`` gap above alpha
+    (the slowest progress), or a ``"random"`` one — and the learner updates with
+    ``eta = alpha / 2``. The trace records the potential ``D(p || p_hat_t)`` after each
+    mistake; the number of rounds is at most :func:`dpteach.theory.mw_mistake_bound`.
+    """
+    closed = _closed(workload)
+    p = check.histogram(p, closed.domain_size, "p")
+    alpha = _alpha(alpha)
+    if adversary not in ("worst", "smallest", "random"):
+        raise ValueError(f"adversary must be 'worst', 'smallest' or 'random', got {adversary!r}")
+    gen = check.rng(rng)
+    true = closed._answer(p)
+    p_hat = _uniform(closed.domain_size)
+    bound = mistake_bound(closed.domain_size, alpha)
+    trace = [Round(0, max_error=float(np.max(np.abs(closed._answer(p_hat) - true))),
+                   potential=kl_divergence(p, p_hat))]  # fmt: skip
+    while True:
+        gaps = closed._answer(p_hat) - true
+        mistakes = np.flatnonzero(gaps > alpha)
+        if mistakes.size == 0:
+            break
+        if len(trace) > bound:  # impossible by the theorem: a bug if it ever happens
+            raise RuntimeError("the MW learner exceeded its mistake bound")
+        if adversary == "worst":
+            i = int(mistakes[np.argmax(gaps[mistakes])])
+        elif adversary == "smallest":
+            i = int(mistakes[np.argmin(gaps[mistakes])])
+        else:
+            i = int(gen.choice(mistakes))
+        p_hat = mw_update(p_hat, closed._query(i), alpha / 2)
+        error = float(np.max(np.abs(closed._answer(p_hat) - true)))
+        trace.append(Round(len(trace), query=i, updated=True, max_error=error,
+                           potential=kl_divergence(p, p_hat)))  # fmt: skip
+    answers = workload.answer(p_hat)
+    return Result(p_hat, answers, trace, info={"alpha": alpha, "mistake_bound": bound})
+
+
+def _snapshot(result_snapshots: dict, t: int, p_hat: np.ndarray, wanted: Sequence[int]) -> None:
+    if t in wanted:
+        result_snapshots[t] = p_hat.copy()
+
+
+def _prepare(data: Dataset, workload: Workload) -> tuple[np.ndarray, int]:
+    if not isinstance(data, Dataset):
+        raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
+    if not isinstance(workload, Workload):
+        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
+    if workload.domain_size != data.domain.size:
+        raise ValueError(
+            f"workload is over {workload.domain_size} cells but data over {data.domain.size}"
+        )
+    return data.histogram(), data.n
+
+
+def _charge(budget: PrivacyBudget | None, epsilon: float, label: str) -> None:
+    if budget is not None:
+        budget.charge(epsilon, label=label)
+
+
+def private_mw(
+    data: Dataset,
+    workload: Workload,
+    *,
+    epsilon: float,
+    alpha: float,
+    rng: Seed,
+    budget: PrivacyBudget | None = None,
+    snapshots: Sequence[int] = (),
+) -> Result:
+    """Offline private multiplicative weights, exactly as in the lecture's "algorithm in detail".
+
+    ``L = ceil(4 ln|X| / alpha^2)`` rounds with ``eps_0 = eps / (2L)``. In round ``t``:
+
+    1. select ``q_t`` from the negation-closed workload with the exponential mechanism, score
+       ``q(p_hat_t) - q(p)`` (sensitivity ``1/n``), at ``eps_0``;
+    2. measure ``Y_t = q_t(p) + Lap(1 / (eps_0 n))``;
+    3. if ``q_t(p_hat_t) - Y_t > 2 alpha``, update ``p_hat`` with ``eta = alpha/2``; otherwise stop
+       and output ``p_hat_t``.
+
+    Guarantee: ``epsilon``-DP under replace-one neighbours (basic composition of at most ``2L``
+    steps that are ``eps_0``-DP; stopping early only spends less). The budget is charged the
+    whole ``epsilon`` before the first step. With ``n`` at least
+    :func:`dpteach.theory.private_mw_sample_size`, every answer is within ``3 alpha`` with
+    probability ``1 - beta``.
+    """
+    p, n = _prepare(data, workload)
+    closed = _closed(workload)
+    alpha = _alpha(alpha)
+    epsilon = check.positive(epsilon, "epsilon")
+    gen = check.rng(rng)
+    rounds = math.ceil(mistake_bound(closed.domain_size, alpha))
+    eps0 = epsilon / (2 * rounds)
+    _charge(budget, epsilon, f"private MW ({2 * rounds} steps at eps0={eps0:.3g})")
+
+    true = closed._answer(p)
+    p_hat = _uniform(closed.domain_size)
+    result = Result(p_hat, np.empty(0), info={"rounds": rounds, "eps0": eps0, "alpha": alpha})
+    _snapshot(result.snapshots, 0, p_hat, snapshots)
+    for t in range(1, rounds + 1):
+        answers_hat = closed._answer(p_hat)
+        i = exponential(answers_hat - true, sensitivity=1 / n, epsilon=eps0, rng=gen)
+        y = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen)
+        update = answers_hat[i] - y > 2 * alpha
+        if update:
+            p_hat = mw_update(p_hat, closed._query(i), alpha / 2)
+        result.trace.append(
+            Round(t, query=i, noisy_value=y, updated=bool(update),
+                  max_error=float(np.max(np.abs(closed._answer(p_hat) - true))),
+                  potential=kl_divergence(p, p_hat), epsilon_spent=2 * t * eps0)
+        )  # fmt: skip
+        _snapshot(result.snapshots, t, p_hat, snapshots)
+        if not update:
+            break
+    result.synthetic, result.answers = p_hat, workload.answer(p_hat)
+    return result
+
+
+def mwem(
+    data: Dataset,
+    workload: Workload,
+    *,
+    epsilon: float,
+    rounds: int,
+    rng: Seed,
+    iterations: int = 20,
+    budget: PrivacyBudget | None = None,
+    snapshots: Sequence[int] = (),
+) -> Result:
+    """A practical variant in the style of MWEM (Hardt, Ligett and McSherry 2012).
+
+    A fixed number ``T`` of rounds, each spending ``eps / (2T)`` on selection and ``eps / (2T)``
+    on measurement. For a :class:`~dpteach.queries.MarginalWorkload` a whole marginal is selected
+    (exponential mechanism, score ``||M(p_hat) - M(p)||_1``, sensitivity ``2/n``) and all its cells
+    are measured with Laplace noise (L1 sensitivity ``2/n``); for other workloads one query is
+    selected (score ``|q(p_hat) - q(p)|``, sensitivity ``1/n``) and measured (sensitivity ``1/n``).
+    After each measurement, ``iterations`` passes of the MW rule
+    ``p_hat(x) ∝ p_hat(x) exp(q(x) (y - q(p_hat)) / 2)`` over *all* measurements so far.
+
+    Guarantee: ``epsilon``-DP under replace-one neighbours (basic composition of ``2T`` steps at
+    ``eps/(2T)``; the MW passes are post-processing). The budget is charged the whole
+    ``epsilon`` before the first step. Unlike :func:`private_mw` it carries no worst-case
+    accuracy theorem; it is what one runs in practice.
+    """
+    p, n = _prepare(data, workload)
+    epsilon = check.positive(epsilon, "epsilon")
+    rounds = check.integer(rounds, "rounds", minimum=1)
+    iterations = check.integer(iterations, "iterations", minimum=1)
+    gen = check.rng(rng)
+    eps_t = epsilon / (2 * rounds)
+    _charge(budget, epsilon, f"MWEM ({2 * rounds} steps at {eps_t:.3g})")
+    by_marginal = isinstance(workload, MarginalWorkload)
+    if by_marginal:
+        slices = [workload.marginal_slice(m) for m in range(len(workload.marginals))]
+        sensitivity = 2 / n
+    else:
+        slices = [slice(i, i + 1) for i in range(workload.k)]
+        sensitivity = 1 / n
+    true = workload._answer(p)
+    p_hat = _uniform(workload.domain_size)
+    measured: list[tuple[int, np.ndarray]] = []
+    result = Result(p_hat, np.empty(0), info={"rounds": rounds, "eps_per_step": eps_t})
+    _snapshot(result.snapshots, 0, p_hat, snapshots)
+    for t in range(1, rounds + 1):
+        errors = np.abs(workload._answer(p_hat) - true)
+        scores = np.array([errors[s].sum() for s in slices])
+        m = exponential(scores, sensitivity=sensitivity, epsilon=eps_t, rng=gen)
+        y = laplace(true[slices[m]], sensitivity=sensitivity, epsilon=eps_t, rng=gen)
+        measured.append((m, np.atleast_1d(y)))
+        for _ in range(iterations):
+            p_hat = _mw_pass(p_hat, workload, slices, measured, by_marginal)
+        result.trace.append(
+            Round(t, query=m, noisy_value=float(np.atleast_1d(y)[0]), updated=True,
+                  max_error=float(np.max(np.abs(workload._answer(p_hat) - true))),
+                  potential=kl_divergence(p, p_hat), epsilon_spent=2 * t * eps_t)
+        )  # fmt: skip
+        _snapshot(result.snapshots, t, p_hat, snapshots)
+    result.synthetic, result.answers = p_hat, workload.answer(p_hat)
+    return result
+
+
+def _mw_pass(p_hat, workload, slices, measured, by_marginal) -> np.ndarray:
+    """One pass of the HLM12 update over every measurement (post-processing)."""
+    for m, y in measured:
+        if by_marginal:
+            estimate = workload.table(p_hat, m)
+            table = y.reshape(estimate.shape) - estimate
+            log_factor = 0.5 * np.broadcast_to(workload.broadcast_table(m, table),
+                                               workload.domain.shape).ravel()  # fmt: skip
+            w = p_hat * np.exp(log_factor - log_factor.max())
+            p_hat = w / w.sum()
+        else:
+            q = workload._query(m)
+            p_hat = mw_update(p_hat, q, -0.5 * (y[0] - q @ p_hat))
+    return p_hat
+
+
+class OnlinePMW:
+    """Online private multiplicative weights (Hardt and Rothblum 2010), for an adaptive analyst.
+
+    The curator keeps a public synthetic histogram ``p_hat`` (uniform at first). For each query
+    ``q`` the analyst asks, a sparse-vector test compares the error ``|q(p) - q(p_hat)|``
+    (sensitivity ``1/n``) with the threshold ``alpha``:
+
+    * *easy* (below): the answer is ``q(p_hat)``, computed from public information only;
+    * *hard* (above): the answer is ``Y = q(p) + Lap(...)``, and ``p_hat`` takes an MW step
+      (``eta = alpha/2``) towards ``Y``.
+
+    At most ``c`` hard queries are allowed (default ``ceil(8 ln|X| / alpha^2)``, the potential
+    argument's bound when the noise is at most ``alpha/4``); then the mechanism halts and
+    further queries raise :class:`~dpteach.privacy.BudgetExceededError`.
+
+    Guarantee: ``epsilon``-DP under replace-one neighbours, for any adaptively chosen sequence of
+    queries: ``eps/2`` for the sparse vector (Dwork-Roth Thm 3.25, cutoff ``c``) and ``eps/(2c)``
+    for each of at most ``c`` Laplace answers (basic composition). The whole ``epsilon`` is charged
+    to ``budget`` on construction. The data are held privately: the object exposes only
+    ``p_hat``, the answers and public counts.
+    """
+
+    def __init__(
+        self,
+        data: Dataset,
+        *,
+        epsilon: float,
+        alpha: float,
+        rng: Seed,
+        max_hard: int | None = None,
+        budget: PrivacyBudget | None = None,
+    ):
+        if not isinstance(data, Dataset):
+            raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
+        self.alpha = _alpha(alpha)
+        self.epsilon = check.positive(epsilon, "epsilon")
+        size = data.domain.size
+        default = math.ceil(2 * mistake_bound(size, self.alpha))
+        self.max_hard = (
+            default if max_hard is None else check.integer(max_hard, "max_hard", minimum=1)
+        )
+        gen = check.rng(rng)
+        _charge(budget, self.epsilon, f"online PMW (c={self.max_hard})")
+        self._rng = gen
+        n = data.n
+        p = data.histogram()
+        self._true_answer: Callable[[np.ndarray], float] = lambda q: float(q @ p)
+        self._sensitivity = 1 / n
+        self._sparse = Sparse(self.alpha, sensitivity=1 / n, epsilon=self.epsilon / 2,
+                              rng=gen, cutoff=self.max_hard)  # fmt: skip
+        self._eps_answer = self.epsilon / (2 * self.max_hard)
+        self.p_hat = _uniform(size)
+        self.hard = 0
+        self.asked = 0
+        self.history: list[tuple[float, bool]] = []
+
+    @property
+    def halted(self) -> bool:
+        """True once ``max_hard`` hard queries were answered."""
+        return self._sparse.halted
+
+    def answer(self, q: object) -> float:
+        """Answer the linear query ``q`` (a vector over X with entries in [0, 1])."""
+        q = check.array(q, "q", ndim=1)
+        if q.shape != self.p_hat.shape or np.any((q < 0) | (q > 1)):
+            raise ValueError(f"q must have length {self.p_hat.size} and entries in [0, 1]")
+        if self.halted:
+            raise BudgetExceededError(
+                f"online PMW halted after {self.max_hard} hard queries; nothing was released"
+            )
+        estimate = float(q @ self.p_hat)
+        self.asked += 1
+        hard = self._sparse.test(abs(self._true_answer(q) - estimate))
+        if not hard:
+            self.history.append((estimate, False))
+            return estimate
+        self.hard += 1
+        y = laplace(self._true_answer(q), sensitivity=self._sensitivity,
+                    epsilon=self._eps_answer, rng=self._rng)  # fmt: skip
+        self.p_hat = mw_update(self.p_hat, q, math.copysign(self.alpha / 2, estimate - y))
+        self.history.append((float(y), True))
+        return float(y)

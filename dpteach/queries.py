@@ -177,14 +177,19 @@ class MarginalWorkload(Workload):
         return self._tables(check.histogram(p, self.domain_size, "p"))
 
     def _tables(self, p: np.ndarray) -> list[np.ndarray]:
-        tensor = p.reshape(self.domain.shape)
-        tables = []
-        for axes in self._axes:
-            others = tuple(a for a in range(self.domain.d) if a not in axes)
-            kept = sorted(axes)
-            table = tensor.sum(axis=others)
-            tables.append(np.transpose(table, [kept.index(a) for a in axes]))
-        return tables
+        return [self.table(p, m) for m in range(len(self.marginals))]
+
+    def marginal_shape(self, m: int) -> tuple[int, ...]:
+        """The shape of marginal ``m``'s table."""
+        return tuple(self.domain.shape[a] for a in self._axes[m])
+
+    def table(self, p: np.ndarray, m: int) -> np.ndarray:
+        """Marginal ``m``'s table of a trusted histogram ``p`` (axes in the set's order)."""
+        axes = self._axes[m]
+        others = tuple(a for a in range(self.domain.d) if a not in axes)
+        kept = sorted(axes)
+        table = p.reshape(self.domain.shape).sum(axis=others)
+        return np.transpose(table, [kept.index(a) for a in axes])
 
     def _answer(self, p: np.ndarray) -> np.ndarray:
         return np.concatenate([t.ravel() for t in self._tables(p)])
@@ -197,6 +202,16 @@ class MarginalWorkload(Workload):
     def _query(self, i: int) -> np.ndarray:
         m, cell = self._locate(i)
         return self.marginal_query(m, cell)
+
+    def broadcast_table(self, m: int, table: np.ndarray) -> np.ndarray:
+        """Marginal ``m``'s ``table`` laid out over the universe: an array broadcastable to the
+        domain's shape whose value at ``x`` is ``table[x_S]``."""
+        axes = self._axes[m]
+        order = np.argsort(axes)
+        shape = [1] * self.domain.d
+        for a in axes:
+            shape[a] = self.domain.shape[a]
+        return np.transpose(np.asarray(table), order).reshape(shape)
 
     def marginal_query(self, m: int, cell: Sequence[int]) -> np.ndarray:
         """Dense indicator vector of ``x_S = a`` for marginal ``m`` and cell ``a``."""

@@ -68,3 +68,36 @@ def exponential_mechanism_error(
     epsilon = check.positive(epsilon, "epsilon")
     beta = check.probability(beta, "beta")
     return 2 * sensitivity * math.log(r / beta) / epsilon
+
+
+# --- Private multiplicative weights (Nikolov, CSC2412) ------------------------------------------
+
+
+def mw_mistake_bound(domain_size: int, alpha: float) -> float:
+    """``4 ln|X| / alpha^2``: the most mistakes the MW learner with ``eta = alpha/2`` makes.
+
+    Facts 1-3 of the lecture: ``D(p || p_hat_0) <= ln|X|`` (uniform start), the potential is
+    never negative, and each mistake lowers it by at least ``eta alpha - eta^2 = alpha^2/4``.
+    """
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    return 4 * math.log(size) / check.positive(alpha, "alpha") ** 2
+
+
+def private_mw_sample_size(
+    domain_size: int, k: int, alpha: float, epsilon: float, beta: float = 0.05
+) -> float:
+    """The ``n`` from which offline private MW is ``3 alpha``-accurate w.p. ``>= 1 - beta``.
+
+    With ``L = ceil(4 ln|X| / alpha^2)`` rounds at ``eps_0 = eps / (2L)``, the exponential
+    mechanism over the ``2k`` negation-closed queries loses at most ``2 ln(4kL/beta) / (n eps_0)``
+    and the Laplace noise is at most ``ln(2L/beta) / (n eps_0)`` in every round, except with
+    probability ``beta`` (union bound over ``2L`` events). Both are at most ``alpha/2`` once
+    ``n >= 8 L ln(4kL/beta) / (eps alpha)``, about ``32 ln|X| ln(4kL/beta) / (eps alpha^3)``.
+    Then an update round has gap ``> 3 alpha / 2`` (potential drop ``>= alpha^2/2``, so the run
+    stops within ``L`` rounds) and the stopping round certifies error ``<= 3 alpha``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    epsilon = check.positive(epsilon, "epsilon")
+    beta = check.probability(beta, "beta")
+    rounds = math.ceil(mw_mistake_bound(domain_size, alpha))
+    return 8 * rounds * math.log(4 * k * rounds / beta) / (epsilon * alpha)

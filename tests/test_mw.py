@@ -1,0 +1,173 @@
+# ruff: noqa: E501
+"""Multiplicative weights: the learner's mistake bound, private MW, MWEM and online PMW."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpteach as dp
+from dpteach import mw, theory
+
+
+def _adult_like(d: int, n: int, seed: int) -> dp.Dataset:
+    return dp.correlated_data(dp.Domain.binary(d), n, rng=seed, strength=0.6)
+
+
+UNIVERSES = [
+    ("binary(3), 1-way", lambda: dp.MarginalWorkload.all_kway(dp.Domain.binary(3), 1)),
+    ("binary(6), 2-way", lambda: dp.MarginalWorkload.all_kway(dp.Domain.binary(6), 2)),
+    ("3x4x5, 2-way", lambda: dp.MarginalWorkload.all_kway(dp.Domain({"a": 3, "b": 4, "c": 5}), 2)),
+    ("random queries on 64 cells", lambda: dp.random_queries(64, 40, rng=1)),
+]
+
+
+@pytest.mark.parametrize(("name", "make"), UNIVERSES, ids=[u[0] for u in UNIVERSES])
+@pytest.mark.parametrize("adversary", ["worst", "smallest", "random"])
+@pytest.mark.parametrize("alpha", [0.05, 0.2])
+def test_learner_respects_the_mistake_bound_and_the_potential_argument(
+    name, make, adversary, alpha
+):
+    Q = make()
+    rng = np.random.default_rng(7)
+    p = rng.dirichlet(np.full(Q.domain_size, 0.3))  # a skewed target: many mistakes
+    result = mw.learn(p, Q, alpha=alpha, adversary=adversary, rng=3)
+    mistakes = result.rounds - 1
+    assert mistakes <= theory.mw_mistake_bound(Q.domain_size, alpha)
+    potential = result.column("potential")
+    # fact 1: starts at most ln|X|; fact 2: never negative; fact 3: falls >= alpha^2/4 per mistake
+    assert potential[0] <= math.log(Q.domain_size) + 1e-12
+    assert np.all(potential >= -1e-12)
+    assert np.all(np.diff(potential) <= -(alpha**2) / 4 + 1e-12)
+    assert np.all(
+        potential <= math.log(Q.domain_size) - np.arange(mistakes + 1) * alpha**2 / 4 + 1e-9
+    )
+    # no mistakes left: every query (and its negation) within alpha
+    assert np.max(np.abs(result.answers - Q.answer(p))) <= alpha
+
+
+def test_learner_fails_with_a_step_too_large():
+    """With |eta| = 6 (not alpha/2) the potential need not fall: the argument needs eta <= alpha."""
+    p = np.array([0.5, 0.5, 0.0, 0.0])
+    q = np.array([0.0, 0.0, 1.0, 0.0])
+    p_hat = np.full(4, 0.25)
+    before = dp.results.kl_divergence(p, p_hat)
+    too_far = mw.mw_update(p_hat, np.array([1.0, 0.0, 0.0, 0.0]), -6.0)  # overshoots to x=0
+    assert dp.results.kl_divergence(p, too_far) > before
+    assert dp.results.kl_divergence(p, mw.mw_update(p_hat, q, 0.1)) < before
+
+
+def test_private_mw_spends_exactly_epsilon_and_refuses_to_overspend():
+    data = _adult_like(4, 2000, 0)
+    Q = dp.MarginalWorkload.all_kway(data.domain, 1)
+    budget = dp.PrivacyBudget(1.5)
+    result = mw.private_mw(data, Q, epsilon=1.0, alpha=0.3, rng=0, budget=budget)
+    rounds = result.info["rounds"]
+    assert rounds == math.ceil(theory.mw_mistake_bound(16, 0.3))
+    assert 2 * rounds * result.info["eps0"] == pytest.approx(1.0)
+    assert budget.spent_epsilon == pytest.approx(1.0)
+    assert result.column("epsilon_spent")[-1] <= 1.0 + 1e-12
+    gen = np.random.default_rng(0)
+    state = gen.bit_generator.state
+    with pytest.raises(dp.BudgetExceededError):
+        mw.private_mw(data, Q, epsilon=1.0, alpha=0.3, rng=gen, budget=budget)
+    assert gen.bit_generator.state == state and budget.spent_epsilon == pytest.approx(1.0)
+
+
+def test_private_mw_is_3alpha_accurate_at_the_lectures_n():
+    """At n = private_mw_sample_size(beta = 0.05), at most a beta fraction of runs may exceed
+    3 alpha; allow the 1e-6 upper quantile of Binomial(seeds, beta)."""
+    dom, alpha, seeds = dp.Domain.binary(4), 0.3, 40
+    Q = dp.MarginalWorkload.all_kway(dom, 1)
+    n = math.ceil(theory.private_mw_sample_size(dom.size, Q.k, alpha, 1.0, beta=0.05))
+    p = np.random.default_rng(1).dirichlet(np.full(dom.size, 0.5))
+    failures = 0
+    for seed in range(seeds):
+        data = dp.from_histogram(p, dom, n, rng=seed)
+        result = mw.private_mw(data, Q, epsilon=1.0, alpha=alpha, rng=seed)
+        failures += np.max(np.abs(result.answers - Q.answer(data.histogram()))) > 3 * alpha
+        assert sum(r.updated for r in result.trace) <= result.info["rounds"]
+    assert failures <= stats.binom(seeds, 0.05).ppf(1 - 1e-6)
+
+
+def test_private_mw_trace_and_snapshots():
+    data = _adult_like(4, 50_000, 2)
+    Q = dp.MarginalWorkload.all_kway(data.domain, 2)
+    result = mw.private_mw(data, Q, epsilon=2.0, alpha=0.2, rng=1, snapshots=[0, 1, 2])
+    assert set(result.snapshots) <= {0, 1, 2} and 0 in result.snapshots
+    assert result.trace[-1].updated is False or result.rounds == result.info["rounds"]
+    assert np.all(np.isfinite(result.column("potential")))
+    np.testing.assert_allclose(result.answers, Q.answer(result.synthetic))
+
+
+def test_mwem_beats_the_uniform_histogram_and_charges_epsilon():
+    data = _adult_like(8, 5000, 0)
+    Q = dp.MarginalWorkload.all_kway(data.domain, 2)
+    true = Q.answer(data.histogram())
+    uniform = np.max(np.abs(Q.answer(np.full(256, 1 / 256)) - true))
+    budget = dp.PrivacyBudget(1.0)
+    result = mw.mwem(data, Q, epsilon=1.0, rounds=10, rng=0, budget=budget)
+    assert budget.spent_epsilon == pytest.approx(1.0)
+    assert np.max(np.abs(result.answers - true)) < uniform / 3
+    assert result.rounds == 10 and result.column("epsilon_spent")[-1] == pytest.approx(1.0)
+
+
+def test_mwem_on_a_dense_query_workload():
+    data = _adult_like(5, 3000, 4)
+    Q = dp.random_queries(32, 30, rng=2)
+    result = mw.mwem(data, Q, epsilon=1.0, rounds=8, rng=0, iterations=5)
+    assert result.rounds == 8 and abs(result.synthetic.sum() - 1) < 1e-9
+
+
+def test_a_universe_of_a_million_cells():
+    data = dp.correlated_data(dp.Domain.binary(20), 10_000, rng=0)
+    Q = dp.MarginalWorkload.all_kway(data.domain, 1)
+    result = mw.mwem(data, Q, epsilon=1.0, rounds=3, rng=0, iterations=2)
+    assert result.synthetic.shape == (2**20,)
+    assert np.max(np.abs(result.answers - Q.answer(data.histogram()))) < 0.5
+    pmw = mw.private_mw(data, Q, epsilon=1.0, alpha=0.45, rng=0)
+    assert pmw.synthetic.shape == (2**20,) and pmw.rounds >= 1
+
+
+def test_online_pmw_answers_easy_queries_from_p_hat_and_caps_hard_queries():
+    data = _adult_like(5, 200_000, 3)
+    Q = dp.MarginalWorkload.all_kway(data.domain, 2)
+    budget = dp.PrivacyBudget(1.0)
+    pmw = mw.OnlinePMW(data, epsilon=1.0, alpha=0.05, rng=0, max_hard=10, budget=budget)
+    assert budget.spent_epsilon == pytest.approx(1.0)
+    for i in range(Q.k):
+        q = Q.query(i)
+        before = pmw.p_hat.copy()
+        hard_before = pmw.hard
+        if pmw.halted:
+            with pytest.raises(dp.BudgetExceededError):
+                pmw.answer(q)
+            break
+        a = pmw.answer(q)
+        if pmw.hard == hard_before:  # easy: computed from the public p_hat alone
+            assert a == pytest.approx(q @ before)
+            np.testing.assert_array_equal(pmw.p_hat, before)
+    assert pmw.hard <= 10
+    assert pmw.hard > 0  # the uniform start is wrong on this correlated data
+
+
+def test_online_pmw_rejects_bad_queries():
+    pmw = mw.OnlinePMW(_adult_like(3, 100, 0), epsilon=1.0, alpha=0.1, rng=0)
+    with pytest.raises(ValueError, match="q must have length 8"):
+        pmw.answer(np.ones(3))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        pmw.answer(np.full(8, 2.0))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"alpha": 1.5}, "alpha"), ({"alpha": 0}, "alpha"), ({"epsilon": -1}, "epsilon")],
+)
+def test_private_mw_bad_input(kwargs, match):
+    data = _adult_like(3, 100, 0)
+    Q = dp.MarginalWorkload.all_kway(data.domain, 1)
+    with pytest.raises(ValueError, match=match):
+        mw.private_mw(data, Q, **({"epsilon": 1.0, "alpha": 0.2, "rng": 0} | kwargs))
