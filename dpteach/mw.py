@@ -67,6 +67,7 @@ def learn(
     alpha: float,
     adversary: str = "worst",
     rng: Seed = 0,
+    snapshots: Sequence[int] = (),
 ) -> Result:
     """The (non-private) MW learner against an adversary that reveals mistakes.
 
@@ -87,6 +88,8 @@ def learn(
     bound = mistake_bound(closed.domain_size, alpha)
     trace = [Round(0, max_error=float(np.max(np.abs(closed._answer(p_hat) - true))),
                    potential=kl_divergence(p, p_hat))]  # fmt: skip
+    kept: dict[int, np.ndarray] = {}
+    _snapshot(kept, 0, p_hat, snapshots)
     while True:
         gaps = closed._answer(p_hat) - true
         mistakes = np.flatnonzero(gaps > alpha)
@@ -104,8 +107,9 @@ def learn(
         error = float(np.max(np.abs(closed._answer(p_hat) - true)))
         trace.append(Round(len(trace), query=i, updated=True, max_error=error,
                            potential=kl_divergence(p, p_hat)))  # fmt: skip
+        _snapshot(kept, len(trace) - 1, p_hat, snapshots)
     answers = workload.answer(p_hat)
-    return Result(p_hat, answers, trace, info={"alpha": alpha, "mistake_bound": bound})
+    return Result(p_hat, answers, trace, kept, info={"alpha": alpha, "mistake_bound": bound})
 
 
 def _snapshot(result_snapshots: dict, t: int, p_hat: np.ndarray, wanted: Sequence[int]) -> None:

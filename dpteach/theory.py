@@ -101,3 +101,19 @@ def private_mw_sample_size(
     beta = check.probability(beta, "beta")
     rounds = math.ceil(mw_mistake_bound(domain_size, alpha))
     return 8 * rounds * math.log(4 * k * rounds / beta) / (epsilon * alpha)
+
+
+def private_mw_alpha(domain_size: int, k: int, n: int, epsilon: float, beta: float = 0.05) -> float:
+    """The smallest ``alpha`` whose :func:`private_mw_sample_size` is at most ``n``
+    (bisection; the run is then ``3 alpha``-accurate w.p. ``1 - beta``), or ``1.0`` if none is."""
+    n = check.integer(n, "n", minimum=1)
+    lo, hi = 1e-4, 0.999
+    if private_mw_sample_size(domain_size, k, hi, epsilon, beta) > n:
+        return 1.0
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        if private_mw_sample_size(domain_size, k, mid, epsilon, beta) <= n:
+            hi = mid
+        else:
+            lo = mid
+    return hi

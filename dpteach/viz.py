@@ -112,3 +112,56 @@ def baseline_bounds(ax, *, n: int, epsilon: float, delta: float, k_max: int) -> 
     bound(ax, ks, gaussian, r"Gaussian bound ($\beta = 0.05$)", color=PALETTE["vermillion"])
     ax.set(xscale="log", yscale="log", xlabel="number of queries $k$")
     ax.set_ylabel(r"max error $\max_i |a_i - q_i(D)|$")
+
+
+def histogram_animation(
+    p: np.ndarray,
+    frames: dict[int, np.ndarray],
+    *,
+    potential: np.ndarray | None = None,
+    labels: Sequence[str] | None = None,
+    interval: int = 400,
+) -> str:
+    """An HTML/JavaScript animation of synthetic histograms ``p_hat_t`` converging to ``p``.
+
+    ``frames`` maps a round ``t`` to ``p_hat_t``; with ``potential`` (indexed by round), a second
+    panel draws ``D(p || p_hat_t)`` with the current round marked. Plays in a static page (no
+    kernel); the CDN stylesheet matplotlib adds is dropped so the page stays offline.
+    """
+    import re
+
+    from matplotlib import animation
+
+    rounds = sorted(frames)
+    with mpl.rc_context(STYLE | {"figure.dpi": 70}):
+        fig, axes = plt.subplots(1, 2 if potential is not None else 1, figsize=(10, 3.6),
+                                 layout="constrained", squeeze=False)  # fmt: skip
+        ax = axes[0, 0]
+        x = np.arange(len(p))
+        ax.bar(x - 0.2, p, width=0.4, color=PALETTE["blue"], label="true $p$")
+        bars = ax.bar(x + 0.2, frames[rounds[0]], width=0.4, color=PALETTE["orange"],
+                      label=r"synthetic $\hat p_t$")  # fmt: skip
+        ax.set_ylim(0, 1.1 * max(p.max(), max(f.max() for f in frames.values())))
+        ax.set(xlabel="cell $x$ of the universe $X$", ylabel="mass")
+        if labels is not None:
+            ax.set_xticks(x, labels, rotation=90, fontsize=7)
+        ax.legend(loc="upper right")
+        title = ax.set_title("")
+        if potential is not None:
+            pot = axes[0, 1]
+            pot.plot(np.arange(len(potential)), potential, color=PALETTE["vermillion"])
+            pot.set(xlabel="round $t$", ylabel=r"potential $D(p\,\|\,\hat p_t)$")
+            marker = pot.axvline(rounds[0], color=PALETTE["black"], linewidth=1)
+
+        def update(t):
+            for bar, height in zip(bars, frames[t]):
+                bar.set_height(height)
+            title.set_text(f"round t = {t}")
+            if potential is not None:
+                marker.set_xdata([t, t])
+            return bars
+
+        anim = animation.FuncAnimation(fig, update, frames=rounds, interval=interval)
+        html = anim.to_jshtml(default_mode="once")
+        plt.close(fig)
+    return re.sub(r'<link rel="stylesheet"[^>]*https?://[^>]*>', "", html)
