@@ -36,6 +36,7 @@ def laplace(
     epsilon: float,
     rng: Seed,
     budget: PrivacyBudget | None = None,
+    safe: bool = False,
 ) -> float | np.ndarray:
     """The Laplace mechanism: ``value + Lap(sensitivity / epsilon)`` in every entry.
 
@@ -55,13 +56,48 @@ def laplace(
         Generator or seed.
     budget
         Charged ``epsilon`` before the noise is drawn.
+    safe
+        Use :func:`safe_laplace_noise` instead of floating-point ``rng.laplace``. The naive
+        ``value + rng.laplace(...)`` leaks through the floating-point rounding of the sum: some
+        outputs are possible for one input and impossible for its neighbour (Mironov 2012).
     """
     scale = check.positive(sensitivity, "sensitivity") / check.positive(epsilon, "epsilon")
     gen = check.rng(rng)
-    check.array(value, "value")
+    v = check.array(value, "value")
     if budget is not None:
         budget.charge(epsilon, label="laplace")
+    if safe:
+        out = _discrete_laplace_on_grid(v, sensitivity, epsilon, gen)
+        return float(out) if out.ndim == 0 else out
     return _noisy(value, lambda shape: gen.laplace(0.0, scale, size=shape))
+
+
+def grid_spacing(sensitivity: float, epsilon: float) -> float:
+    """The power of two ``g`` used by the safe Laplace mechanism: about ``1/1024`` of the scale."""
+    scale = check.positive(sensitivity, "sensitivity") / check.positive(epsilon, "epsilon")
+    return 2.0 ** (math.floor(math.log2(scale)) - 10)
+
+
+def _discrete_laplace_on_grid(
+    v: np.ndarray, sensitivity: float, epsilon: float, gen: np.random.Generator
+) -> np.ndarray:
+    """Safe Laplace: ``(round(v/g) + Z) g`` with ``Z`` two-sided geometric, ``g`` a power of two.
+
+    Rounding to the grid moves a neighbour's value by at most one more step, so the sensitivity in
+    grid units is ``s = ceil(Delta/g) + 1``, and ``P[Z = z] ∝ exp(-eps |z| / s)`` makes the
+    release exactly ``epsilon``-DP (noise scale ``s g / eps``, i.e. ``(1 + g/Delta)`` times the
+    Laplace scale at most). Every output is an exact multiple of ``g`` (integers times a power of
+    two are exact in floating point), and every multiple of ``g`` is possible from every input.
+    """
+    g = grid_spacing(sensitivity, epsilon)
+    if np.any(np.abs(v) / g > 2.0**50):
+        raise ValueError(
+            f"value is too large for the safe Laplace grid (|value| must be < {g * 2.0**50:.3g})"
+        )
+    steps = math.ceil(sensitivity / g) + 1
+    p = -math.expm1(-epsilon / steps)  # success probability of each geometric
+    z = gen.geometric(p, size=v.shape) - gen.geometric(p, size=v.shape)
+    return (np.round(v / g) + z) * g
 
 
 def _analytic_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
@@ -142,7 +178,8 @@ def exponential(
     epsilon: float,
     rng: Seed,
     budget: PrivacyBudget | None = None,
-) -> int:
+    size: int | None = None,
+) -> int | np.ndarray:
     """The exponential mechanism: index ``r`` with probability ``∝ exp(eps u(r) / (2 Delta))``.
 
     Guarantee: ``epsilon``-DP when every score ``u(r)`` changes by at most ``sensitivity``
@@ -150,16 +187,24 @@ def exponential(
     exactly with the Gumbel-max trick. With probability at least ``1 - beta`` the chosen score
     is within ``2 Delta ln(R / beta) / eps`` of the best (Thm 3.11).
 
+    ``size`` draws that many independent selections at once (for simulation and auditing; each
+    one is a separate ``epsilon``-DP release, so it cannot be combined with a ``budget``).
+
     Returns
     -------
-    int
-        The index of the chosen outcome.
+    int or numpy.ndarray
+        The index of the chosen outcome (an array of ``size`` indices if ``size`` is given).
     """
     u = check.array(scores, "scores", ndim=1)
     if u.size == 0:
         raise ValueError("scores must not be empty")
     scale = check.positive(epsilon, "epsilon") / (2 * check.positive(sensitivity, "sensitivity"))
     gen = check.rng(rng)
+    if size is not None:
+        size = check.integer(size, "size", minimum=1)
+        if budget is not None:
+            raise ValueError("size (repeated draws) cannot be combined with a budget")
+        return np.argmax(scale * u + gen.gumbel(size=(size, u.size)), axis=1)
     if budget is not None:
         budget.charge(epsilon, label="exponential")
     return int(np.argmax(scale * u + gen.gumbel(size=u.size)))
