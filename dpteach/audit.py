@@ -185,3 +185,74 @@ def audit(
     forward = _one_direction(sampler, d, d_prime, *args, "D vs D'")
     backward = _one_direction(sampler, d_prime, d, *args, "D' vs D")
     return max(forward, backward, key=lambda r: (r.flagged, r.epsilon_lower))
+
+
+# --- samplers for the package's mechanisms, and the catalogue of neighbouring pairs -------------
+
+#: Neighbouring inputs that expose the usual bugs. Scalars: counts differing by the sensitivity.
+#: Utility vectors: one outcome good on ``D``, all others good on ``D'`` (50 outcomes). Query
+#: streams for sparse vector: the "x-shape" (answers move in opposite directions), alternating
+#: below/above, one-above, ``k`` zeros vs ``k`` ones, and ``m`` queries that are higher on ``D'``
+#: followed by one that is not (exposes released noisy values).
+PAIRS = {
+    "count": (0.0, 1.0),
+    "one vs rest": (np.r_[1.0, np.zeros(49)], np.r_[0.0, np.ones(49)]),
+    "x-shape": ([1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1]),
+    "alternating": ([0, 1] * 3, [1, 0] * 3),
+    "one above": ([0, 1], [1, 0]),
+    "zeros vs ones": (np.zeros(30), np.ones(30)),
+    "m below then one": (np.zeros(9), np.r_[np.ones(8), 0.0]),
+}
+
+
+def laplace_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0, safe: bool = False):
+    """Sampler of :func:`dpteach.laplace` on a scalar input."""
+    from .mechanisms import laplace
+
+    return lambda x, rng, size: laplace(
+        np.full(size, float(x)), sensitivity=sensitivity, epsilon=epsilon, rng=rng, safe=safe
+    )
+
+
+def gaussian_sampler(epsilon: float, delta: float, *, sensitivity: float = 1.0):
+    """Sampler of :func:`dpteach.gaussian` on a scalar input."""
+    from .mechanisms import gaussian
+
+    return lambda x, rng, size: gaussian(
+        np.full(size, float(x)), sensitivity=sensitivity, epsilon=epsilon, delta=delta, rng=rng
+    )
+
+
+def exponential_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0):
+    """Sampler of :func:`dpteach.exponential` on a utility vector."""
+    from .mechanisms import exponential
+
+    return lambda u, rng, size: exponential(
+        u, sensitivity=sensitivity, epsilon=epsilon, rng=rng, size=size
+    )
+
+
+def encode(values) -> int:
+    """A short transcript (small integers in -50..49, ``None`` allowed) as one integer code."""
+    code = 0
+    for v in values:
+        code = code * 101 + (100 if v is None else int(np.clip(v, -50, 49)) + 50)
+    return code
+
+
+def sparse_sampler(cls, *, threshold: float = 0.5, epsilon: float = 1.0, **kwargs) -> Sampler:
+    """Sampler of one of the package's sparse-vector classes (:class:`~dpteach.AboveThreshold`,
+    :class:`~dpteach.Sparse`, :class:`~dpteach.NumericSparse`) on a stream of true answers; the
+    transcript (above/below, or ``floor`` of numeric answers) is :func:`encode`-d."""
+
+    def once(stream, rng):
+        sv = cls(threshold, sensitivity=1.0, epsilon=epsilon, rng=rng, **kwargs)
+        out = []
+        for a in stream:
+            if sv.halted:
+                break
+            r = sv.test(a)
+            out.append(int(r) if isinstance(r, bool) else None if r is None else math.floor(r))
+        return encode(out)
+
+    return repeat(once)

@@ -15,70 +15,32 @@ import pytest
 import dpteach as dp
 from dpteach import _broken as broken
 from dpteach import mw
-from dpteach.audit import audit, clopper_pearson, repeat
+from dpteach.audit import (
+    PAIRS,
+    audit,
+    clopper_pearson,
+    encode,
+    exponential_sampler,
+    gaussian_sampler,
+    laplace_sampler,
+    repeat,
+    sparse_sampler,
+)
 
 ALPHA = 1e-3
 
 
-def laplace_sampler(epsilon=1.0, safe=False):
-    return lambda x, rng, size: dp.laplace(
-        np.full(size, float(x)), sensitivity=1.0, epsilon=epsilon, rng=rng, safe=safe
-    )
-
-
-def gaussian_sampler(epsilon, delta):
-    return lambda x, rng, size: dp.gaussian(
-        np.full(size, float(x)), sensitivity=1.0, epsilon=epsilon, delta=delta, rng=rng
-    )
-
-
-def exponential_sampler(epsilon=1.0):
-    return lambda u, rng, size: dp.exponential(
-        u, sensitivity=1.0, epsilon=epsilon, rng=rng, size=size
-    )
-
-
-def encode(values) -> int:
-    """Small transcripts (sequences of small ints, None allowed) as one integer code."""
-    code = 0
-    for v in values:
-        code = code * 101 + (100 if v is None else int(v))
-    return code
-
-
-def sparse_run(cls, **kwargs):
-    """Run the package's own sparse-vector class on a query stream; encode the transcript."""
-
-    def once(stream, rng):
-        sv = cls(0.5, sensitivity=1.0, epsilon=1.0, rng=rng, **kwargs)
-        out = []
-        for a in stream:
-            if sv.halted:
-                break
-            r = sv.test(a)
-            out.append(
-                int(r)
-                if isinstance(r, bool)
-                else (None if r is None else 50 + np.clip(np.floor(r), -49, 49))
-            )
-        return encode(out)
-
-    return repeat(once)
-
-
-U = np.r_[1.0, np.zeros(49)]
-U_PRIME = np.r_[0.0, np.ones(49)]
-X_SHAPE = ([1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1])
-ALTERNATING = ([0, 1] * 3, [1, 0] * 3)
+U, U_PRIME = PAIRS["one vs rest"]
+X_SHAPE, ALTERNATING = PAIRS["x-shape"], PAIRS["alternating"]
 
 POSITIVE = [
     ("laplace", laplace_sampler(), 0.0, 1.0, 1.0, 0.0, 100_000, "scalar"),
     ("safe laplace", laplace_sampler(safe=True), 0.0, 1.0, 1.0, 0.0, 100_000, "scalar"),
     ("gaussian (delta-test)", gaussian_sampler(1.0, 1e-5), 0.0, 1.0, 1.0, 1e-5, 1_000_000, "scalar"),
     ("exponential", exponential_sampler(), U, U_PRIME, 1.0, 0.0, 100_000, "discrete"),
-    ("AboveThreshold, x-shape", sparse_run(dp.AboveThreshold), *X_SHAPE, 1.0, 0.0, 20_000, "discrete"),
-    ("Sparse c=3, alternating", sparse_run(dp.Sparse, cutoff=3), *ALTERNATING, 1.0, 0.0, 20_000, "discrete"),
-    ("NumericSparse c=2, x-shape", sparse_run(dp.NumericSparse, cutoff=2), *X_SHAPE, 1.0, 0.0, 20_000, "discrete"),
+    ("AboveThreshold, x-shape", sparse_sampler(dp.AboveThreshold), *X_SHAPE, 1.0, 0.0, 20_000, "discrete"),
+    ("Sparse c=3, alternating", sparse_sampler(dp.Sparse, cutoff=3), *ALTERNATING, 1.0, 0.0, 20_000, "discrete"),
+    ("NumericSparse c=2, x-shape", sparse_sampler(dp.NumericSparse, cutoff=2), *X_SHAPE, 1.0, 0.0, 20_000, "discrete"),
 ]  # fmt: skip
 
 
