@@ -117,3 +117,59 @@ def private_mw_alpha(domain_size: int, k: int, n: int, epsilon: float, beta: flo
         else:
             lo = mid
     return hi
+
+
+# --- Iterative database construction (Roth, Lecture 7) ------------------------------------------
+
+
+def ic_epsilon0(epsilon: float, bound: float, delta: float = 0.0) -> float:
+    """Per-step privacy of the IC mechanism (Lecture 7, Theorem 4) run for ``B = B(alpha/2)``
+    rounds: ``eps / (2B)`` for ``eps``-DP, ``eps / (4 sqrt(B ln(1/delta)))`` for
+    ``(eps, delta)``-DP."""
+    epsilon = check.positive(epsilon, "epsilon")
+    bound = check.positive(bound, "bound")
+    delta = check.delta(delta)
+    if delta == 0:
+        return epsilon / (2 * bound)
+    return epsilon / (4 * math.sqrt(bound * math.log(1 / delta)))
+
+
+def ic_sample_size(
+    bound: float, k: int, alpha: float, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float:
+    """The ``n`` from which the IC mechanism is ``alpha``-accurate w.p. ``1 - beta``
+    (Lecture 7, Theorem 8, from Theorems 5-7; our constants).
+
+    In each of the ``B`` rounds the exponential distinguisher loses at most
+    ``2 ln(2kB/beta) / (n eps_0)`` (Thm 6) and the Laplace estimate errs by at most
+    ``ln(2B/beta) / (n eps_0)`` (Thm 7), except w.p. ``beta`` overall. If together they are at most
+    ``alpha/4``, every update is on an ``alpha/2``-distinguishing query (so at most ``B(alpha/2)``
+    of them, Thm 5) and the stopping round certifies error ``< alpha``. That holds once
+    ``n >= 4 (2 ln(2kB/beta) + ln(2B/beta)) / (alpha eps_0)``, ``B = bound = B(alpha/2)``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    beta = check.probability(beta, "beta")
+    rounds = math.ceil(check.positive(bound, "bound"))
+    eps0 = ic_epsilon0(epsilon, bound, delta)
+    losses = 2 * math.log(2 * k * rounds / beta) + math.log(2 * rounds / beta)
+    return 4 * losses / (alpha * eps0)
+
+
+def ic_alpha(
+    bound_of_alpha, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float:
+    """The smallest ``alpha`` that :func:`ic_sample_size` guarantees at ``n`` (bisection);
+    ``bound_of_alpha(alpha)`` is the DUA's ``B(alpha/2)``. Returns 1.0 if none below 1 works."""
+    n = check.integer(n, "n", minimum=1)
+
+    def enough(a: float) -> bool:
+        return ic_sample_size(bound_of_alpha(a), k, a, epsilon, beta, delta) <= n
+
+    lo, hi = 1e-4, 1.0
+    if not enough(hi):
+        return 1.0
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
