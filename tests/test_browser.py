@@ -156,8 +156,12 @@ def site_url():
             pytest.skip("jupyter-book is not installed: the website test needs the book extra")
         env = dict(os.environ, PATH=f"{Path(jupyter_book).parent}{os.pathsep}{os.environ['PATH']}")
         subprocess.run(["bash", str(ROOT / "scripts" / "build_book.sh")], env=env, check=True)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(html))
-    handler.log_message = lambda *args: None
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(html))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
@@ -166,7 +170,7 @@ def site_url():
 
 def test_website_renders_math_figures_and_widgets(page, site_url):
     page.goto(site_url + "notebooks/00_query_release.html", wait_until="load")
-    page.wait_for_selector("mjx-container", timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('mjx-container').length > 5", timeout=60_000)
     assert page.locator("mjx-container").count() > 5, "MathJax did not typeset the page"
     images = page.locator("img")
     assert images.count() > 0
