@@ -110,7 +110,7 @@ def test_private_mw_passes_its_audit():
 def test_mwem_passes_its_audit():
     sampler = repeat(lambda data, rng: round(
         mw.mwem(data, Q, epsilon=1.0, rounds=2, iterations=3, rng=rng).synthetic[0] * 20))  # fmt: skip
-    result = audit(sampler, D, D_PRIME, epsilon=1.0, samples=5_000, rng=5, kind="discrete")
+    result = audit(sampler, D, D_PRIME, epsilon=1.0, samples=3_000, rng=5, kind="discrete")
     assert not result.flagged, result
 
 
