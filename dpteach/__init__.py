@@ -6,7 +6,7 @@ The package backs the book's notebooks: databases as histograms over a universe 
 (:mod:`~dpteach.privacy`) and the lectures' bounds (:mod:`~dpteach.theory`).
 """
 
-from . import baselines, theory
+from . import audit, baselines, iterative, median, mw, theory
 from .adult import ADULT_SUBSETS, load_adult
 from .data import Dataset, correlated_data, from_histogram, independent_data
 from .domain import Domain
@@ -47,7 +47,11 @@ __all__ = [
     "Workload",
     "ZCDPBudget",
     "__version__",
+    "audit",
     "baselines",
+    "iterative",
+    "median",
+    "mw",
     "theory",
     "correlated_data",
     "exponential",
