@@ -59,5 +59,4 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
         control.observe(redraw, names="value")
     redraw()
     box = widgets.VBox([widgets.HBox(list(controls.values())), out])
-    box.redraw = redraw
     return box
