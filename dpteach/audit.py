@@ -33,7 +33,7 @@ transcript to a small code first). :func:`repeat` turns a once-per-call mechanis
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -256,3 +256,94 @@ def sparse_sampler(cls, *, threshold: float = 0.5, epsilon: float = 1.0, **kwarg
         return encode(out)
 
     return repeat(once)
+
+
+# --- the audit's power: how large a sample, and how large an overspend, does it take? -----------
+
+
+def samples_to_flag(
+    sampler: Sampler,
+    d: object,
+    d_prime: object,
+    *,
+    epsilon: float,
+    sizes: Sequence[int],
+    delta: float = 0.0,
+    seeds: int = 20,
+    required: int = 19,
+    alpha: float = 1e-3,
+    kind: str = "scalar",
+    grid: int = 50,
+) -> int | None:
+    """The smallest sample size in ``sizes`` at which the audit flags the claim reliably.
+
+    "Reliably" means in at least ``required`` of ``seeds`` audits (seeds ``0 .. seeds-1``). The
+    sizes are tried in increasing order; at each, the audits stop as soon as the outcome is
+    decided (``seeds - required + 1`` misses, or ``required`` flags), so a search over a doubling
+    grid costs little more than the audits at the answer. Returns ``None`` if no size in
+    ``sizes`` suffices (the mechanism may still be broken: a larger sample may catch it).
+    """
+    seeds = check.integer(seeds, "seeds", minimum=1)
+    required = check.integer(required, "required", minimum=1)
+    if required > seeds:
+        raise ValueError(f"required must be at most seeds={seeds}, got {required}")
+    sizes = sorted(check.integer(s, "sizes[i]", minimum=100) for s in sizes)
+    if not sizes:
+        raise ValueError("sizes must name at least one sample size")
+    for size in sizes:
+        flags = misses = 0
+        for seed in range(seeds):
+            result = audit(sampler, d, d_prime, epsilon=epsilon, delta=delta, samples=size,
+                           rng=seed, alpha=alpha, kind=kind, grid=grid)  # fmt: skip
+            flags += result.flagged
+            misses += not result.flagged
+            if flags >= required or misses > seeds - required:
+                break
+        if flags >= required:
+            return size
+    return None
+
+
+def smallest_overspend_caught(
+    make_sampler: Callable[[float], Sampler],
+    d: object,
+    d_prime: object,
+    *,
+    epsilon: float,
+    samples: int,
+    factors: Sequence[float] = (1.25, 1.5, 2.0, 3.0, 5.0, 10.0),
+    delta: float = 0.0,
+    rng: int = 0,
+    alpha: float = 1e-3,
+    kind: str = "scalar",
+    grid: int = 50,
+) -> float | None:
+    """The audit's power: the smallest overspend factor ``f`` that this audit setting catches.
+
+    ``make_sampler(e)`` must return a sampler of the mechanism run at privacy parameter ``e``
+    (with ``delta`` unchanged). For a factor ``f`` the mechanism is run at ``f * epsilon`` and
+    audited against the claim ``epsilon`` (same pair, sample size, seed and events); the smallest
+    ``f`` in ``factors`` that is flagged is returned (found by bisection, assuming a larger
+    overspend is never harder to catch), ``None`` if even the largest is not. ``None`` means the
+    audit has **no power** here: it would pass a mechanism that spends ``max(factors)`` times
+    its claim, so its pass is no evidence about a bug of that size. One seed per factor: the
+    answer is the power of this audit as run, not an average over seeds.
+    """
+    epsilon = check.positive(epsilon, "epsilon")
+    factors = sorted(check.positive(f, "factors[i]") for f in factors)
+    if not factors or factors[0] < 1:
+        raise ValueError(f"factors must be a non-empty list of overspends >= 1, got {factors}")
+
+    def caught(f: float) -> bool:
+        return audit(make_sampler(f * epsilon), d, d_prime, epsilon=epsilon, delta=delta,
+                     samples=samples, rng=rng, alpha=alpha, kind=kind, grid=grid).flagged  # fmt: skip
+
+    # Bisection, assuming that a larger overspend is never harder to catch: the largest factor
+    # first (not caught: no power), then halve the range of candidates.
+    if not caught(factors[-1]):
+        return None
+    lo, hi = -1, len(factors) - 1  # factors[hi] is caught; factors[lo] (if any) is not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if caught(factors[mid]) else (mid, hi)
+    return factors[hi]
