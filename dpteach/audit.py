@@ -192,8 +192,8 @@ def audit(
 #: Neighbouring inputs that expose the usual bugs. Scalars: counts differing by the sensitivity.
 #: Utility vectors: one outcome good on ``D``, all others good on ``D'`` (50 outcomes). Query
 #: streams for sparse vector: the "x-shape" (answers move in opposite directions), alternating
-#: below/above, one-above, ``k`` zeros vs ``k`` ones, and ``m`` queries that are higher on ``D'``
-#: followed by one that is not (exposes released noisy values).
+#: below/above, one-above, ``k`` zeros vs ``k`` ones, and ``m = 16`` queries that are higher on
+#: ``D'`` followed by one that is not (exposes released noisy values).
 PAIRS = {
     "count": (0.0, 1.0),
     "one vs rest": (np.r_[1.0, np.zeros(49)], np.r_[0.0, np.ones(49)]),
@@ -201,7 +201,7 @@ PAIRS = {
     "alternating": ([0, 1] * 3, [1, 0] * 3),
     "one above": ([0, 1], [1, 0]),
     "zeros vs ones": (np.zeros(30), np.ones(30)),
-    "m below then one": (np.zeros(9), np.r_[np.ones(8), 0.0]),
+    "m below then one": (np.zeros(17), np.r_[np.ones(16), 0.0]),
 }
 
 
@@ -335,8 +335,10 @@ def smallest_overspend_caught(
         raise ValueError(f"factors must be a non-empty list of overspends >= 1, got {factors}")
 
     def caught(f: float) -> bool:
-        return audit(make_sampler(f * epsilon), d, d_prime, epsilon=epsilon, delta=delta,
-                     samples=samples, rng=rng, alpha=alpha, kind=kind, grid=grid).flagged  # fmt: skip
+        sampler = make_sampler(f * epsilon)
+        result = audit(sampler, d, d_prime, epsilon=epsilon, delta=delta, samples=samples,
+                       rng=rng, alpha=alpha, kind=kind, grid=grid)  # fmt: skip
+        return result.flagged
 
     # Bisection, assuming that a larger overspend is never harder to catch: the largest factor
     # first (not caught: no power), then halve the range of candidates.

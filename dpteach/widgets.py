@@ -66,8 +66,9 @@ def int_slider(
     and the default can be reached), and ``value`` must lie in ``[low, high]``: anything else
     raises ``ValueError`` instead of being clamped silently.
     """
-    value, low, high = (check.integer(x, f"{description}: {name}")
-                        for x, name in ((value, "value"), (low, "low"), (high, "high")))  # fmt: skip
+    value = check.integer(value, f"{description}: value")
+    low = check.integer(low, f"{description}: low")
+    high = check.integer(high, f"{description}: high")
     step = check.integer(step, f"{description}: step", minimum=1)
     if low == high:
         raise ValueError(f"{description}: low must be below high, got low = high = {low}")
