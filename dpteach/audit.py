@@ -349,3 +349,59 @@ def smallest_overspend_caught(
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if caught(factors[mid]) else (mid, hi)
     return factors[hi]
+
+
+# --- samplers of the iterative algorithms, on a one-record database ------------------------------
+# The input ``x`` (0 or 1, e.g. ``PAIRS["count"]``) is the value of the only record of a database
+# over one binary attribute, so the two inputs are replace-one neighbours with sensitivity 1; the
+# workload is the attribute's 1-way marginal, and the output is ``p_hat(0)`` rounded to a code.
+
+
+def _one_record(x: object):
+    from .data import Dataset
+    from .domain import Domain
+    from .queries import MarginalWorkload
+
+    domain = Domain.binary(1)
+    return Dataset([[int(x)]], domain), MarginalWorkload.all_kway(domain, 1)
+
+
+def private_mw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
+    """Sampler of :func:`dpteach.mw.private_mw` on a one-record database (output: ``p_hat(0)``
+    in hundredths)."""
+    from .mw import private_mw
+
+    def once(x, rng):
+        data, workload = _one_record(x)
+        return round(
+            private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng).synthetic[0] * 100
+        )
+
+    return repeat(once)
+
+
+def mwem_sampler(epsilon: float, *, rounds: int = 1) -> Sampler:
+    """Sampler of :func:`dpteach.mw.mwem` on a one-record database (output: ``p_hat(0)`` in
+    twentieths)."""
+    from .mw import mwem
+
+    def once(x, rng):
+        data, workload = _one_record(x)
+        result = mwem(data, workload, epsilon=epsilon, rounds=rounds, iterations=1, rng=rng)
+        return round(result.synthetic[0] * 20)
+
+    return repeat(once)
+
+
+def online_pmw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
+    """Sampler of :class:`dpteach.mw.OnlinePMW` on a one-record database, asked ``1[x = 0]``
+    twice (with one hard query allowed); the transcript of answers in quarters is encoded."""
+    from .mw import OnlinePMW
+
+    def once(x, rng):
+        data, _ = _one_record(x)
+        pmw = OnlinePMW(data, epsilon=epsilon, alpha=alpha, rng=rng, max_hard=1)
+        q = np.array([1.0, 0.0])
+        return encode([None if pmw.halted else round(pmw.answer(q) * 4) for _ in range(2)])
+
+    return repeat(once)
