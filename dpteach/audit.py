@@ -28,6 +28,10 @@ Usage — a sampler draws ``size`` independent outputs on one input::
 
 Outputs may be floats (``kind="scalar"``) or integer codes (``kind="discrete"``; project a
 transcript to a small code first). :func:`repeat` turns a once-per-call mechanism into a sampler.
+
+A pass is evidence only if the audit had power: :func:`smallest_overspend_caught` measures the
+smallest overspend of epsilon a given audit setting catches, and :func:`samples_to_flag` the
+sample size at which a broken mechanism is flagged reliably.
 """
 
 from __future__ import annotations
