@@ -24,11 +24,6 @@ from .privacy import PrivacyBudget, ZCDPBudget, advanced_composition, charge, ga
 Seed = np.random.Generator | int
 
 
-def _noisy(value: np.ndarray, noise_draw) -> float | np.ndarray:
-    out = value + noise_draw(value.shape)
-    return float(out) if out.ndim == 0 else out
-
-
 def _as_output(out: np.ndarray) -> float | np.ndarray:
     return float(out) if out.ndim == 0 else out
 
@@ -52,8 +47,9 @@ def laplace(
     for the released doubles: ``value`` is snapped to a power-of-two grid ``g`` and exact discrete
     Laplace noise is added in integer arithmetic (see :func:`safe_laplace_grid`; the noise scale
     is at most ``1 + 2^-10`` times ``sensitivity / epsilon``, and each coordinate's rounding step
-    is accounted for). Values beyond ``2^61 g`` in magnitude are clamped to it first (clamping
-    keeps the sensitivity, so it is private; it never depends on a refusal).
+    is accounted for). Values beyond ``2^61 g`` (about ``2^50 Delta``) in magnitude are clamped
+    to it first: clamping keeps the sensitivity, so it stays private, whereas refusing such a
+    value would make the refusal depend on the data.
 
     Parameters
     ----------
@@ -88,7 +84,7 @@ def laplace(
     if safe:
         noise = _noise.discrete_laplace(grid.scale, v.size, gen).reshape(v.shape)
         return _as_output(grid.release(grid.snap(v) + noise))
-    return _noisy(v, lambda shape: gen.laplace(0.0, scale, size=shape))
+    return _as_output(v + gen.laplace(0.0, scale, size=v.shape))
 
 
 def safe_laplace_grid(sensitivity: float, epsilon: float, *, k: int = 1) -> _noise.SafeGrid:
@@ -202,7 +198,7 @@ def gaussian(
     v = check.array(value, "value")
     rho = gaussian_zcdp(sensitivity, sigma)
     charge(budget, epsilon, delta, label="gaussian", rho=rho)
-    return _noisy(v, lambda shape: gen.normal(0.0, sigma, size=shape))
+    return _as_output(v + gen.normal(0.0, sigma, size=v.shape))
 
 
 def exponential(
@@ -222,7 +218,10 @@ def exponential(
     is within ``2 Delta ln(R / beta) / eps`` of the best (Thm 3.11).
 
     ``size`` draws that many independent selections at once (for simulation and auditing; each
-    one is a separate ``epsilon``-DP release, so it cannot be combined with a ``budget``).
+    one is a separate ``epsilon``-DP release, so it cannot be combined with a ``budget``). The
+    budget (a :class:`~dpteach.privacy.ZCDPBudget`: ``epsilon^2/2``) is charged before the draw;
+    a passed Generator is consumed. Scores are shifted by their maximum first, so huge
+    ``scores x epsilon`` cannot overflow.
 
     Returns
     -------

@@ -450,3 +450,16 @@ def test_a_passed_generator_is_consumed(name):
     run = dict(REPRODUCIBLE)[name]
     gen = np.random.default_rng(7)
     assert not np.array_equal(np.asarray(run(gen)), np.asarray(run(gen)))
+
+
+def test_release_drops_the_non_private_trace_fields():
+    result = run_mwem()
+    public = result.release()
+    assert all(
+        math.isnan(getattr(r, f)) for r in public.trace for f in dp.results.Round.NON_PRIVATE
+    )
+    assert not np.isnan(result.column("max_error")).any()  # the original keeps its diagnostics
+    np.testing.assert_array_equal(public.synthetic, result.synthetic)
+    assert [r.query for r in public.trace] == [r.query for r in result.trace]
+    public.synthetic[0] = -1.0  # a copy
+    assert result.synthetic[0] >= 0
