@@ -316,6 +316,11 @@ CASES = [
     ("audit sampler 2-D output", lambda: audit.audit(matrix_sampler, 0.0, 1.0, epsilon=1, samples=200, rng=0), raises(ValueError, "sampler")),
     ("audit huge epsilon", lambda: audit.audit(audit.laplace_sampler(), 0.0, 1.0, epsilon=1000.0, samples=200, rng=0).flagged, ok(lambda r: r is False)),
     ("audit sampler not callable", lambda: audit.audit(None, 0.0, 1.0, epsilon=1, samples=200, rng=0), raises(TypeError, "sampler")),
+    # --- Adult ---------------------------------------------------------------------------------
+    ("load_adult an int", lambda: dp.load_adult(123), raises(TypeError, "attributes")),
+    ("load_adult a bare attribute name", lambda: dp.load_adult("age"), raises(ValueError, "preset")),
+    ("load_adult repeated attribute", lambda: dp.load_adult(["age", "age"]), raises(ValueError, "distinct")),
+    ("load_adult a tuple", lambda: dp.load_adult(("sex", "race")).domain.names, ok(lambda r: r == ("sex", "race"))),
     # --- results ------------------------------------------------------------------------------
     ("max_error of empty answers", lambda: results.max_error([], []), raises(ValueError, "empty")),
     ("kl of a distribution with itself", lambda: results.kl_divergence(P, P), ok(lambda r: r == 0)),
