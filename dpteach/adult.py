@@ -95,7 +95,7 @@ def load_adult(attributes: Sequence[str] | str | None = None) -> Dataset:
                 f"got {attributes!r}"
             )
         attributes = ADULT_SUBSETS[attributes]
-    if not isinstance(attributes, Sequence) or not all(isinstance(a, str) for a in attributes):
+    if not isinstance(attributes, Sequence):
         raise TypeError(
             "attributes must be None, a preset name or a sequence of attribute names, "
             f"got {attributes!r}"
