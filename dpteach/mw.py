@@ -18,7 +18,6 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import special
 
 from . import _validate as check
 from .data import Dataset
@@ -264,7 +263,8 @@ def _mw_pass(p_hat, workload, slices, measured, by_marginal) -> np.ndarray:
         else:
             q = workload._query(m)
             log_p = log_p + 0.5 * (y[0] - q @ p_hat) * q
-        log_p = log_p - special.logsumexp(log_p)
+        log_p = log_p - log_p.max()  # log-sum-exp normalisation, by hand (scipy's is slow)
+        log_p = log_p - np.log(np.exp(log_p).sum())
     return np.exp(log_p)
 
 
