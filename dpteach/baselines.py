@@ -43,6 +43,8 @@ def laplace_answers(
     Guarantee: ``epsilon``-DP under replace-one neighbours when ``answers`` are ``k`` linear
     queries with values in [0, 1] on a database of ``n`` records (L1 sensitivity ``k/n``;
     equivalently, basic composition of ``k`` answers at ``eps/k`` each). Dwork-Roth Thm 3.6.
+    The noise is :func:`~dpteach.mechanisms.laplace`'s floating-point-safe noise; a passed
+    Generator is consumed.
     """
     a = _answers(answers)
     n = check.integer(n, "n", minimum=1)
@@ -92,7 +94,8 @@ def max_error_sweep(
 
     For each ``k`` in ``ks`` and each trial, ``k`` queries are drawn from ``workload`` without
     replacement and answered by :func:`laplace_answers` (``epsilon``-DP) and
-    :func:`gaussian_answers` (``(epsilon, delta)``-DP).
+    :func:`gaussian_answers` (``(epsilon, delta)``-DP). ``data`` and ``workload`` must be over
+    the same universe. A passed Generator is consumed; the same seed gives the same table.
 
     Returns
     -------
