@@ -2,8 +2,7 @@
 # Build the dpteach website into _build/html with Jupyter Book 1.x, offline.
 # Notebooks are not executed: the book shows their saved outputs and widget state.
 # Expects `jupyter-book` on PATH (the Makefile's `book` target puts .venv/bin first).
-# Usage: bash scripts/build_book.sh [html|singlehtml]   (from any directory; default html)
-#   singlehtml: the whole book as one page, _build/singlehtml/index.html (printed by `make pdf`).
+# Usage: bash scripts/build_book.sh   (from any directory)
 #
 # Repository address: set DPTEACH_REPOSITORY_URL (e.g. https://github.com/<owner>/<repo>) to add
 # the repository and issue buttons, and, for a GitHub address, the Binder and Colab launch
@@ -11,8 +10,6 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-builder="${1:-html}"
-case "$builder" in html | singlehtml) ;; *) echo "build_book: builder must be html or singlehtml" >&2; exit 2 ;; esac
 command -v jupyter-book >/dev/null || { echo "build_book: jupyter-book not on PATH (try: make book)" >&2; exit 1; }
 
 bash "$root/scripts/fetch_web_assets.sh"
@@ -51,8 +48,8 @@ fi
 # --all re-reads every page, so that -W sees every warning and changed web_assets are copied
 # (Sphinx skips copying static files when no page changed). -W turns warnings (broken
 # references, unknown citation keys, missing pages) into errors; -n reports every broken reference.
-jupyter-book build . --config "$config" --toc "$root/notebooks/_toc.yml" --builder "$builder" --all -n -W
-test -f "$root/_build/$builder/index.html"
+jupyter-book build . --config "$config" --toc "$root/notebooks/_toc.yml" --builder html --all -n -W
+test -f "$root/_build/html/index.html"
 
 # Offline guarantee: no page may load a script, stylesheet, image or frame from the network
 # (links such as the Binder and Colab buttons are fine). -z reads each file whole, so a tag that
@@ -61,8 +58,8 @@ net='="(https?:)?//'
 rel='rel="(stylesheet|preload|modulepreload|icon)"'
 if grep -rlzE --include='*.html' \
     "<(script|img|iframe)[^>]*[[:space:]]src${net}|<link[^>]*${rel}[^>]*href${net}|<link[^>]*href${net}[^>]*${rel}" \
-    "$root/_build/$builder"; then
+    "$root/_build/html"; then
     echo "build_book: the pages above load resources from the network; the site must work offline" >&2
     exit 1
 fi
-echo "build_book: open $root/_build/$builder/index.html"
+echo "build_book: open $root/_build/html/index.html"
