@@ -304,7 +304,7 @@ def static_figure(
     *,
     default: dict | None = None,
     labels: dict[str, str] | None = None,
-    dpi: int = 80,
+    dpi: int = 100,
     colors: int | None = 256,
     alt: str = "figure",
     **grid: Sequence,
@@ -370,7 +370,7 @@ class Explorable:
         return f"Explorable(live widget + {self.static!r})"
 
 
-def explorable(draw, *, grid: dict[str, Sequence], dpi: int = 80, alt: str = "figure", **controls):
+def explorable(draw, *, grid: dict[str, Sequence], dpi: int = 100, alt: str = "figure", **controls):
     """One figure, two versions from the same pure ``draw``: live in Jupyter, static in the book.
 
     ``controls`` are the sliders of :func:`dpteach.widgets.interactive_figure` (same names as
