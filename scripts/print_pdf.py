@@ -74,15 +74,16 @@ def book_pages() -> list[str]:
     return pages
 
 
-def print_book(out: Path, *, timeout_ms: int = 120_000) -> dict:
-    """Print every page and join them into ``out``; return pages printed, formulas, figures."""
+def print_book(out: Path, *, pages: list[str] | None = None, timeout_ms: int = 120_000) -> dict:
+    """Print ``pages`` (default: every page of the book) into ``out``, one PDF; return its page
+    count, the web pages printed, and the formulas and figures rendered."""
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     qpdf = shutil.which("qpdf")
     if chromium is None or qpdf is None:
         sys.exit("print_pdf: Chromium and qpdf are needed (apt-get install chromium qpdf)")
-    pages = book_pages()
+    pages = pages or book_pages()
     missing = [p for p in pages if not (SITE / f"{p}.html").exists()]
     if missing:
         sys.exit(f"print_pdf: build the website first (make book); missing {missing}")

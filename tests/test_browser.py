@@ -457,3 +457,21 @@ def test_precomputed_sliders_swap_the_figure_without_a_kernel(page, demo_url):
         page.remote_requests,
         page.console_errors,
     )
+
+
+# --- The printable book ----------------------------------------------------------------------
+
+
+def test_pdf_printing_renders_math_and_figures_offline(site_url, tmp_path):
+    """``make pdf``'s printer on two pages (the whole book takes about a minute)."""
+    if shutil.which("qpdf") is None:
+        pytest.skip("qpdf is not installed (apt-get install qpdf); make pdf needs it")
+    spec = importlib.util.spec_from_file_location("print_pdf", ROOT / "scripts/print_pdf.py")
+    print_pdf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(print_pdf)
+    out = tmp_path / "book.pdf"
+    info = print_pdf.print_book(out, pages=["notebooks/intro", "notebooks/00_query_release"])
+    assert out.read_bytes().startswith(b"%PDF")
+    assert info["chapters"] == 2 and info["pages"] > 2
+    assert info["formulas"] > 10 and info["images"] > 0
+    assert info["blocked"] == [], f"printing reached for the network: {info['blocked']}"
