@@ -22,7 +22,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "_build" / "html"
-SOURCES = ("notebooks/*.ipynb", "notebooks/*.md", "notebooks/_toc.yml", "book.yml")
+SOURCES = (
+    "notebooks/*.ipynb",
+    "notebooks/*.md",
+    "notebooks/_toc.yml",
+    "notebooks/_static/*",
+    "book.yml",
+    "scripts/book_extension.py",
+)
 
 
 @dataclass

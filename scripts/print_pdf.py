@@ -74,58 +74,70 @@ def book_pages() -> list[str]:
     return pages
 
 
-def print_book(out: Path, *, pages: list[str] | None = None, timeout_ms: int = 120_000) -> dict:
+def print_book(out: Path, *, pages: list[str] | None = None, browser=None) -> dict:
     """Print ``pages`` (default: every page of the book) into ``out``, one PDF; return its page
-    count, the web pages printed, and the formulas and figures rendered."""
-    from playwright.sync_api import sync_playwright
-
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    count, the web pages printed, and the formulas and figures rendered. ``browser``: a
+    Playwright Chromium to use (default: launch Debian's)."""
     qpdf = shutil.which("qpdf")
-    if chromium is None or qpdf is None:
-        sys.exit("print_pdf: Chromium and qpdf are needed (apt-get install chromium qpdf)")
+    if qpdf is None:
+        sys.exit("print_pdf: qpdf is needed to join the pages (apt-get install qpdf)")
     pages = pages or book_pages()
     missing = [p for p in pages if not (SITE / f"{p}.html").exists()]
     if missing:
         sys.exit(f"print_pdf: build the website first (make book); missing {missing}")
     server, url = _serve(SITE)
-    blocked: list[str] = []
-    formulas = images = 0
+    info = {"chapters": len(pages), "formulas": 0, "images": 0, "blocked": []}
     with tempfile.TemporaryDirectory() as tmp:
-        parts = []
         try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-                page = browser.new_page(viewport={"width": 1000, "height": 1400})
+            if browser is not None:
+                parts = _print_pages(browser, url, pages, Path(tmp), info)
+            else:
+                from playwright.sync_api import sync_playwright
 
-                def route(r):
-                    if r.request.url.startswith(LOCAL):
-                        return r.continue_()
-                    blocked.append(r.request.url)
-                    return r.abort()
-
-                page.route("**/*", route)
-                for name in pages:
-                    page.emulate_media(media="screen")
-                    page.goto(f"{url}{name}.html", wait_until="networkidle", timeout=timeout_ms)
-                    formulas += page.evaluate(WAIT_FOR_MATH)
-                    page.wait_for_function(WIDGETS_DRAWN, timeout=timeout_ms)
-                    page.evaluate(OPEN_EVERYTHING)
-                    page.wait_for_load_state("networkidle")
-                    images += page.evaluate(
-                        "() => [...document.images].filter(i => i.naturalWidth > 0).length"
-                    )
-                    page.emulate_media(media="print")
-                    parts.append(Path(tmp) / f"{len(parts):02d}.pdf")
-                    margin = {"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"}
-                    page.pdf(path=str(parts[-1]), format="A4", print_background=True, margin=margin)
-                browser.close()
+                chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+                if chromium is None:
+                    sys.exit("print_pdf: Chromium is needed (apt-get install chromium)")
+                with sync_playwright() as p:
+                    launched = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+                    parts = _print_pages(launched, url, pages, Path(tmp), info)
+                    launched.close()
         finally:
             server.shutdown()
         out.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([qpdf, "--empty", "--pages", *map(str, parts), "--", str(out)], check=True)
     count = subprocess.run([qpdf, "--show-npages", str(out)], check=True, capture_output=True)
-    return {"pages": int(count.stdout), "chapters": len(pages), "formulas": formulas,
-            "images": images, "blocked": blocked}  # fmt: skip
+    return {"pages": int(count.stdout), **info}
+
+
+def _print_pages(browser, url: str, pages: list[str], tmp: Path, info: dict) -> list[Path]:
+    """Each page to a PDF in ``tmp``, network blocked; tallies formulas and figures in ``info``."""
+    context = browser.new_context(viewport={"width": 1000, "height": 1400})
+    page = context.new_page()
+
+    def route(r):
+        if r.request.url.startswith(LOCAL):
+            return r.continue_()
+        info["blocked"].append(r.request.url)
+        return r.abort()
+
+    page.route("**/*", route)
+    parts = []
+    for name in pages:
+        page.emulate_media(media="screen")
+        page.goto(f"{url}{name}.html", wait_until="networkidle", timeout=120_000)
+        info["formulas"] += page.evaluate(WAIT_FOR_MATH)
+        page.wait_for_function(WIDGETS_DRAWN, timeout=120_000)
+        page.evaluate(OPEN_EVERYTHING)
+        page.wait_for_load_state("networkidle")
+        info["images"] += page.evaluate(
+            "() => [...document.images].filter(i => i.naturalWidth > 0).length"
+        )
+        page.emulate_media(media="print")
+        parts.append(tmp / f"{len(parts):02d}.pdf")
+        margin = {"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"}
+        page.pdf(path=str(parts[-1]), format="A4", print_background=True, margin=margin)
+    context.close()
+    return parts
 
 
 def main(argv: list[str]) -> None:

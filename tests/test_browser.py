@@ -258,12 +258,13 @@ def test_slider_redraws_figure_in_jupyterlab(live_page, lab_url):
     page.goto(lab_url + "lab/tree/slider.ipynb", timeout=120_000)
     # Run the notebook once its kernel is connected and idle.
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-    output = page.locator(".jp-OutputArea-output .widget-output")
-    for _ in range(3):  # a key pressed while the notebook is still settling can be lost
+    prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
+    for _ in range(5):  # a key pressed while the notebook is still settling can be lost
         page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").first.click()
         page.keyboard.press("Shift+Enter")
-        with contextlib.suppress(sync_api.TimeoutError):
-            output.first.wait_for(timeout=30_000)
+        with contextlib.suppress(sync_api.TimeoutError):  # "[*]:" while running, then "[1]:"
+            started = "p => /\\[[*1]\\]/.test(p.textContent)"
+            page.wait_for_function(started, arg=prompt.element_handle(), timeout=5_000)
             break
     _figure_changes_when_dragged(page, ".jp-OutputArea-output .widget-output")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -308,6 +309,12 @@ def _readable(png: bytes) -> tuple[int, float]:
     return int(np.bincount(grey.ravel()).argmax()), float((grey < 100).mean())
 
 
+LONGEST_LINES_OF_OVERFLOWING_CELLS = """() => [...document.querySelectorAll(".cell_input pre")]
+  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+  .map(pre => pre.textContent.split("\\n").reduce((a, b) => (a.length >= b.length ? a : b)))"""
+OVERFLOW: dict[str, list[str]] = {}  # page -> longest line of each code cell wider than the page
+
+
 @pytest.mark.parametrize("name", PAGES)
 def test_page_works_offline_without_console_errors_and_in_dark_mode(page, site_url, name):
     response = page.goto(site_url + f"notebooks/{name}.html", wait_until="load")
@@ -320,6 +327,7 @@ def test_page_works_offline_without_console_errors_and_in_dark_mode(page, site_u
     assert icon, f"{name}: the favicon is missing"
     assert page.remote_requests == [], f"{name} reached for the network: {page.remote_requests}"
     assert page.console_errors == [], f"{name} logged console errors: {page.console_errors}"
+    OVERFLOW[name] = page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)  # checked below
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     figure = page.locator(".cell_output img").first
@@ -344,10 +352,6 @@ def test_the_chapters_render_math_figures_and_widgets(page, site_url):
     assert page.locator(".widget-output img").count() > 0, "widget figure missing"
 
 
-LONGEST_LINES_OF_OVERFLOWING_CELLS = """() => [...document.querySelectorAll(".cell_input pre")]
-  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
-  .map(pre => pre.textContent.split("\\n").reduce((a, b) => (a.length >= b.length ? a : b)))"""
-
 # Lines longer than the page is wide (about 88 columns) in the notebooks as they are today.
 OVERFLOWING = (
     "00_query_release, 01_iterative_construction, 04_private_multiplicative_weights, "
@@ -360,12 +364,12 @@ OVERFLOWING = (
     reason=f"code lines over 88 columns in {OVERFLOWING} (chapters being rewritten; issue 16)",
 )
 def test_code_cells_fit_the_page_width(page, site_url):
-    overflowing = {}
+    """At the default 1200 px width (measured by the page test above, or here if it did not run)."""
     for name in PAGES:
-        page.goto(site_url + f"notebooks/{name}.html", wait_until="load")
-        cells = page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)
-        if cells:
-            overflowing[name] = cells
+        if name not in OVERFLOW:
+            page.goto(site_url + f"notebooks/{name}.html", wait_until="load")
+            OVERFLOW[name] = page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)
+    overflowing = {name: cells for name, cells in OVERFLOW.items() if cells}
     assert not overflowing, "code cells scroll sideways (longest line of each): " + "; ".join(
         f"{name}: {lines}" for name, lines in overflowing.items()
     )
@@ -462,7 +466,7 @@ def test_precomputed_sliders_swap_the_figure_without_a_kernel(page, demo_url):
 # --- The printable book ----------------------------------------------------------------------
 
 
-def test_pdf_printing_renders_math_and_figures_offline(site_url, tmp_path):
+def test_pdf_printing_renders_math_and_figures_offline(browser, site_url, tmp_path):
     """``make pdf``'s printer on two pages (the whole book takes about a minute)."""
     if shutil.which("qpdf") is None:
         pytest.skip("qpdf is not installed (apt-get install qpdf); make pdf needs it")
@@ -470,7 +474,8 @@ def test_pdf_printing_renders_math_and_figures_offline(site_url, tmp_path):
     print_pdf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(print_pdf)
     out = tmp_path / "book.pdf"
-    info = print_pdf.print_book(out, pages=["notebooks/intro", "notebooks/00_query_release"])
+    pages = ["notebooks/intro", "notebooks/00_query_release"]
+    info = print_pdf.print_book(out, pages=pages, browser=browser)
     assert out.read_bytes().startswith(b"%PDF")
     assert info["chapters"] == 2 and info["pages"] > 2
     assert info["formulas"] > 10 and info["images"] > 0
