@@ -1,6 +1,7 @@
 """Browser tests in headless Chromium (Debian's package, driven by Playwright).
 
-* Live widgets: a widget made by :func:`dpteach.widgets.interactive_figure` redraws its figure
+* Live widgets: a widget made by :func:`dpteach.widgets.interactive_figure` (inside
+  :func:`dpteach.viz.explorable`, whose static twin must stay hidden there) redraws its figure
   when its slider is dragged, served by Voilà and in JupyterLab (run once the kernel is up).
 * The built website, every page, with the network blocked: it loads nothing from elsewhere, logs
   no console error, renders its math, figures and saved widgets, and stays readable in dark mode
@@ -174,7 +175,9 @@ def draw(epsilon):
     ax.set_title(f"epsilon = {epsilon:.3g}")
 
 
-widgets.interactive_figure(draw, epsilon=widgets.log_slider("ε", 1.0, 0.1, 10))
+# The live widget (made by widgets.interactive_figure) with its precomputed twin for the website.
+epsilon = widgets.log_slider("ε", 1.0, 0.1, 10)
+viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=epsilon)
 """
 
 
@@ -267,6 +270,7 @@ def test_slider_redraws_figure_in_jupyterlab(live_page, lab_url):
             page.wait_for_function(started, arg=prompt.element_handle(), timeout=5_000)
             break
     _figure_changes_when_dragged(page, ".jp-OutputArea-output .widget-output")
+    assert page.locator(".dpteach-static").count() == 0, "JupyterLab should show the live widget"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / "jupyterlab-widget.png")
 
