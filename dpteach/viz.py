@@ -11,11 +11,15 @@ ipywidgets version in Jupyter and the static one in the book, from the same draw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+
+if TYPE_CHECKING:
+    import ipywidgets
 
 #: Okabe and Ito (2008) colour-blind-safe palette.
 PALETTE = {
@@ -300,7 +304,7 @@ class StaticFigure:
 
 
 def static_figure(
-    draw,
+    draw: Callable[..., None],
     *,
     default: dict | None = None,
     labels: dict[str, str] | None = None,
@@ -358,7 +362,7 @@ def static_figure(
 class Explorable:
     """A live widget in Jupyter, precomputed sliders in the website; see :func:`explorable`."""
 
-    def __init__(self, widget, static: StaticFigure):
+    def __init__(self, widget: ipywidgets.Widget, static: StaticFigure):
         self.widget, self.static = widget, static
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -370,7 +374,14 @@ class Explorable:
         return f"Explorable(live widget + {self.static!r})"
 
 
-def explorable(draw, *, grid: dict[str, Sequence], dpi: int = 100, alt: str = "figure", **controls):
+def explorable(
+    draw: Callable[..., None],
+    *,
+    grid: dict[str, Sequence],
+    dpi: int = 100,
+    alt: str = "figure",
+    **controls: ipywidgets.ValueWidget,
+) -> Explorable:
     """One figure, two versions from the same pure ``draw``: live in Jupyter, static in the book.
 
     ``controls`` are the sliders of :func:`dpteach.widgets.interactive_figure` (same names as
@@ -379,9 +390,13 @@ def explorable(draw, *, grid: dict[str, Sequence], dpi: int = 100, alt: str = "f
     The result is displayed as a single output carrying two representations: the ipywidgets view
     (which Jupyter, JupyterLab, Voilà and VS Code prefer, so the figure is live there) and an
     HTML version made by :func:`static_figure` (slider labels from each control's description),
-    which the book prefers (``nb_mime_priority_overrides`` in ``book.yml`` ranks ``text/html``
-    above the widget view for the html builders). So no cell tag is needed and the two versions
-    cannot disagree. Usage, one cell in a chapter::
+    which the website prefers (``nb_mime_priority_overrides`` in ``book.yml`` ranks ``text/html``
+    above the widget view), and so the printed book (``make pdf``); a viewer without widgets
+    (GitHub, a notebook not yet run) shows its default frame. So no cell tag is needed and the
+    two versions cannot disagree. Every grid point is drawn when the cell runs (in Jupyter too,
+    before the live widget appears), a fraction of a second to a few seconds per point for a
+    typical figure, so keep the grid to a few dozen points; ``.static`` reports its positions
+    and bytes. Usage, one cell in a chapter::
 
         viz.explorable(
             draw,
