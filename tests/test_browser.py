@@ -332,6 +332,10 @@ def test_page_works_offline_without_console_errors_and_in_dark_mode(page, site_u
     assert page.remote_requests == [], f"{name} reached for the network: {page.remote_requests}"
     assert page.console_errors == [], f"{name} logged console errors: {page.console_errors}"
     OVERFLOW[name] = page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)  # checked below
+    if not os.environ.get("DPTEACH_REPOSITORY_URL"):  # no repository set: no button for one
+        buttons = page.locator(".bd-header-article a[href^='http']")
+        links = buttons.evaluate_all("links => links.map(a => a.href)")
+        assert links == [], f"{name}: repository or launch buttons with no repository: {links}"
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     figure = page.locator(".cell_output img").first
