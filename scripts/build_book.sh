@@ -51,6 +51,7 @@ fi
 jupyter-book build . --config "$config" --toc "$root/notebooks/_toc.yml" --builder html --all -n -W
 test -f "$root/_build/html/index.html"
 touch "$root/_build/html/index.html"  # its time stamp is the build's: tests rebuild when older
+printf '%s' "$repo" >"$root/_build/html/.repository"  # and when built for another repository
 
 # Offline guarantee: no page may load a script, stylesheet, image or frame from the network
 # (links such as the Binder and Colab buttons are fine). -z reads each file whole, so a tag that

@@ -46,10 +46,13 @@ class PageSize:
 
 
 def ensure_site(python: str = sys.executable) -> Path:
-    """``_build/html``, rebuilt by ``scripts/build_book.sh`` when a source is newer than it."""
-    index = SITE / "index.html"
+    """``_build/html``, rebuilt by ``scripts/build_book.sh`` when a source is newer than it or it
+    was built for another repository address (``DPTEACH_REPOSITORY_URL``)."""
+    index, repository = SITE / "index.html", SITE / ".repository"
     sources = [p for pattern in SOURCES for p in ROOT.glob(pattern)]
-    if index.exists() and max(p.stat().st_mtime for p in sources) <= index.stat().st_mtime:
+    fresh = index.exists() and max(p.stat().st_mtime for p in sources) <= index.stat().st_mtime
+    wanted = os.environ.get("DPTEACH_REPOSITORY_URL", "")
+    if fresh and repository.exists() and repository.read_text() == wanted:
         return SITE
     jupyter_book = shutil.which("jupyter-book", path=str(Path(python).parent))
     if jupyter_book is None:
