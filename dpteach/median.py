@@ -95,7 +95,7 @@ def _statistical_query(q: object, size: int) -> np.ndarray:
     q = check.array(q, "query", ndim=1)
     if q.shape[0] != size:
         raise ValueError(f"query must have length {size} (the universe size), got {q.shape[0]}")
-    if np.any(q < 0) or np.any(q > 1):
+    if np.any((q < 0) | (q > 1)):
         raise ValueError("query must take values in [0, 1] (a statistical query)")
     return q
 
@@ -128,11 +128,11 @@ class GuessAndCheck:
     reconstruction of the previous lecture's details).
 
     :meth:`ask` takes a statistical query ``q`` and a guess ``g``. If ``|g - q(S)| <= eta`` it
-    answers ``g``; otherwise (a *wrong guess*) it answers ``q(S)`` rounded to the nearest multiple of
-    ``eta/4``, which is ``eta/8``-, hence ``eta/4``-empirically accurate, and comes from a set of
+    answers ``g``; otherwise (a *wrong guess*) it answers ``q(S)`` rounded to the nearest multiple
+    of ``eta/4``, which is ``eta/8``-, hence ``eta/4``-empirically accurate, and comes from a set of
     about ``4/eta`` values: the transcript is then described by the positions of the wrong guesses
-    and these rounded values, the compression behind the lecture's accuracy bound. After ``m``
-    wrong guesses (the ``m``-th is answered) it halts and answers nothing more.
+    and these rounded values, the compression behind the lecture's accuracy bound. After ``m`` wrong
+    guesses (the ``m``-th is answered) it halts and answers nothing more.
 
     Not differentially private (every answer is a deterministic function of ``S``); it is
     analysed by transcript compression. See :class:`PrivateGuessAndCheck`.
@@ -234,15 +234,15 @@ def best_candidate(candidates: object, queries: object, sample: object) -> tuple
 class MedianMechanism:
     """The median mechanism (Lecture 4), answering statistical queries one at a time.
 
-    With survivors ``S_{i-1}`` (rows of ``candidates``, initially all), :meth:`answer` guesses
-    ``g_i = median{q_i(S') : S' in S_{i-1}}``, asks :class:`GuessAndCheck` ``(eta, m)`` on the
-    sample, and after a wrong guess keeps only the candidates with ``|q_i(S') - a_i| <= eta/2``. A wrong
-    guess has ``|g_i - a_i| > eta - eta/4 > eta/2``, so every candidate on the median's far side
-    goes: at least half (the auxiliary claim). A candidate ``S*`` within ``eta/4`` of the sample on
-    every query is never removed. Hence at most ``log2 |S_0|`` wrong guesses, and the default
-    ``m = floor(log2 |S_0|) + 1`` is never exhausted while ``S*`` exists (our GuessAndCheck halts
-    *after* its ``m``-th wrong guess). The lecture's ``S_0 = X^{n'}`` with ``m = n' log2 |X|``; here
-    ``S_0`` is whatever candidate set is passed (e.g. :func:`small_databases`).
+    With survivors ``S_{i-1}`` (rows of ``candidates``, initially all), :meth:`answer` guesses ``g_i
+    = median{q_i(S') : S' in S_{i-1}}``, asks :class:`GuessAndCheck` ``(eta, m)`` on the sample, and
+    after a wrong guess keeps only the candidates with ``|q_i(S') - a_i| <= eta/2``. A wrong guess
+    has ``|g_i - a_i| > eta - eta/4 > eta/2``, so every candidate on the median's far side goes: at
+    least half (the auxiliary claim). A candidate ``S*`` within ``eta/4`` of the sample on every
+    query is never removed. Hence at most ``log2 |S_0|`` wrong guesses, and the default ``m =
+    floor(log2 |S_0|) + 1`` is never exhausted while ``S*`` exists (our GuessAndCheck halts *after*
+    its ``m``-th wrong guess). The lecture's ``S_0 = X^{n'}`` with ``m = n' log2 |X|``; here ``S_0``
+    is whatever candidate set is passed (e.g. :func:`small_databases`).
 
     Not differentially private: analysed by transcript compression, for statistical accuracy.
     ``survivors[i]`` is ``|S_i|`` (``survivors[0] = |S_0|``), ``wrong[i-1]`` whether guess ``i``
@@ -339,3 +339,42 @@ class HalvingDUA:
     def synthetic(self, state: np.ndarray) -> np.ndarray:
         """The average of the surviving candidates (a histogram; the answers are medians)."""
         return self.candidates[state].mean(axis=0)
+
+
+# --- samplers for dpteach.audit ----------------------------------------------------------------
+
+
+def guess_and_check_sampler(make, pairs, *, resolution: int = 4):
+    """A sampler ``sampler(counts, rng, size)`` for :func:`dpteach.audit.audit`.
+
+    ``make(counts, rng)`` builds a GuessAndCheck-like mechanism on the sample ``counts``; it is
+    asked the fixed ``(query, guess)`` ``pairs`` (a deterministic adversary, which suffices: see
+    the chapter's exercise), and the transcript (``None`` for an accepted guess, else
+    ``floor(resolution * answer)``) is encoded as one integer (:func:`dpteach.audit.encode`).
+    """
+    from .audit import encode, repeat
+
+    def once(counts, rng):
+        checker, out = make(counts, rng), []
+        for q, g in pairs:
+            if checker.halted:
+                break
+            a = checker.ask(q, g)
+            out.append(None if a == g else math.floor(resolution * a))
+        return encode(out)
+
+    return repeat(once)
+
+
+def median_mechanism_sampler(candidates, queries, *, eta: float, resolution: int = 4):
+    """A sampler for :func:`dpteach.audit.audit` of the :class:`MedianMechanism` on ``counts``,
+    asked the fixed ``queries``; the answers ``floor(resolution * a)`` are encoded as one integer.
+    The mechanism is deterministic, so it is run once and its output repeated ``size`` times."""
+    from .audit import encode
+
+    def sampler(counts, rng, size):
+        mm = MedianMechanism(counts, candidates=candidates, eta=eta)
+        code = encode([math.floor(resolution * mm.answer(q)) for q in queries])
+        return np.full(size, code)
+
+    return sampler
