@@ -173,3 +173,75 @@ def overfitting_errors(
     counts = gen.multinomial(check.integer(n, "n", minimum=1), P)
     t = interact(make_mechanism(counts, P, gen), overfitting_attack(features, label))
     return float(t.errors(counts / n)[-1]), float(t.errors(P)[-1])
+
+
+def overfitting_curves(
+    mechanisms: dict, *, ds: Iterable[int], n: int, domain_size: int, seeds: int
+) -> dict[str, np.ndarray]:
+    """:func:`overfitting_errors` for every mechanism (name -> ``make_mechanism``), every ``d`` in
+    ``ds`` and seeds ``0..seeds-1``: arrays of shape ``(len(ds), seeds, 2)`` (sample error,
+    population error)."""
+    seeds = check.integer(seeds, "seeds", minimum=1)
+    return {
+        name: np.array(
+            [
+                [
+                    overfitting_errors(make, d=d, n=n, domain_size=domain_size, rng=s)
+                    for s in range(seeds)
+                ]
+                for d in ds
+            ]
+        )  # fmt: skip
+        for name, make in mechanisms.items()
+    }
+
+
+# --- figures of chapter 02 ---------------------------------------------------------------------
+
+
+def plot_survivors(ax, mechanism) -> None:
+    """A median mechanism's candidate set ``|S_i|`` over the queries (log scale), its wrong
+    guesses, the halving bound ``|S_0| 2^{-t}`` (``t`` wrong guesses so far) and the floor 1."""
+    from . import viz
+
+    s = np.array(mechanism.survivors)
+    rounds = np.arange(s.size)
+    wrong = np.flatnonzero(mechanism.wrong) + 1
+    ax.step(rounds, s, where="post", label=r"$|\mathbb{S}_i|$ measured")
+    viz.bound(ax, rounds, s[0] / 2.0 ** np.cumsum(np.r_[0, mechanism.wrong]),
+              r"$|\mathbb{S}_0|\,2^{-t}$ after $t$ wrong guesses")  # fmt: skip
+    ax.plot(wrong, s[wrong], "o", color=viz.PALETTE["vermillion"], label="wrong guess")
+    viz.bound(ax, rounds, np.ones(s.size), r"$1$ ($S^*$ survives)", color=viz.PALETTE["green"])
+    ax.set(yscale="log", xlabel="query $i$", ylabel="surviving candidates")
+    ax.legend(fontsize=7)
+
+
+def plot_errors(ax, transcript: Transcript, sample: object, population: object, eta: float):
+    """Each answer's error on the sample and on the population, with ``eta`` dashed."""
+    from . import viz
+
+    h = _sample_counts(sample)
+    ax.plot(transcript.errors(h / h.sum()), "o", markersize=3, label="sample error")
+    ax.plot(transcript.errors(population), "s", markersize=3, label="population error")
+    viz.bound(ax, [0, len(transcript.answers)], [eta, eta], r"$\eta$")
+    ax.set(xlabel="query $i$", ylabel="error")
+    ax.legend(fontsize=8)
+
+
+def median_run_figure(eta: float, n: int, k: int) -> None:
+    """The chapter's widget: the median mechanism on 4 cells (all 12,341 databases of 40 records),
+    ``k`` random counting queries, a sample of ``n`` from ``P = (0.4, 0.3, 0.2, 0.1)`` (seed 7).
+    A pure function of its arguments; draws the candidate set and the errors."""
+    from . import viz
+    from .median import MedianMechanism, small_databases
+
+    rng = np.random.default_rng(7)
+    P = np.array([0.4, 0.3, 0.2, 0.1])
+    h = rng.multinomial(check.integer(n, "n", minimum=1), P)
+    Q = (rng.random((check.integer(k, "k", minimum=1), 4)) < 0.5).astype(float)
+    mech = MedianMechanism(h, candidates=small_databases(4, 40), eta=eta)
+    t = interact(mech, fixed_queries(Q))
+    _, (left, right) = viz.subplots(ncols=2)
+    plot_survivors(left, mech)
+    left.set_title(f"{sum(mech.wrong)} wrong guesses, m = {mech.m}")
+    plot_errors(right, t, h, P, eta)

@@ -245,3 +245,12 @@ def laplace_tail(delta: float, epsilon: float, n: int) -> float:
     epsilon = check.positive(epsilon, "epsilon")
     n = check.integer(n, "n", minimum=1)
     return math.exp(-epsilon * n * delta)
+
+
+def laplace_privacy_loss(y: object, mu: float, mu_prime: float, b: float) -> np.ndarray:
+    """The privacy loss ``ln(h_{mu,b}(y) / h_{mu',b}(y)) = (|y - mu'| - |y - mu|) / b`` of a
+    Laplace output ``y`` (Lecture 4, Claim 3: within ``[-lambda/b, lambda/b]``,
+    ``lambda = |mu - mu'|``). Losses of composed mechanisms add (Theorems 7, 8)."""
+    y = check.array(y, "y")
+    mu, mu_prime = check.real(mu, "mu"), check.real(mu_prime, "mu_prime")
+    return (np.abs(y - mu_prime) - np.abs(y - mu)) / check.positive(b, "b")

@@ -252,3 +252,10 @@ def test_median_mechanism_is_not_differentially_private():
     r = audit(sampler, S, S_PRIME, epsilon=1.0, samples=1_000, rng=1, kind="discrete")
     # deterministic: its answers on S never occur on S' (the bound is capped only by the samples)
     assert r.flagged and r.epsilon_lower > 4.5
+
+
+def test_numbers_stated_in_the_chapter():
+    assert median.multiset_count(4, 40) == 12_341  # the widget's candidate set
+    k, n = 100, 1000
+    text = 8 * math.sqrt(math.log(4 * k)) * 2 * n  # Exercise 4: the text's formula
+    assert round(text, -1) == 39_160 and round(math.sqrt(2 * n), 1) == 44.7
