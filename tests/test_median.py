@@ -255,7 +255,7 @@ def test_median_mechanism_is_not_differentially_private():
 
 
 def test_numbers_stated_in_the_chapter():
-    assert median.multiset_count(4, 40) == 12_341  # the widget's candidate set
+    assert median.multiset_count(4, 40) == 12341  # the widget's candidate set
     k, n = 100, 1000
     text = 8 * math.sqrt(math.log(4 * k)) * 2 * n  # Exercise 4: the text's formula
-    assert round(text, -1) == 39_160 and round(math.sqrt(2 * n), 1) == 44.7
+    assert round(text, -1) == 39160 and round(math.sqrt(2 * n), 1) == 44.7
