@@ -234,7 +234,7 @@ class _Leaky(median.PrivateGuessAndCheck):
 
 def test_private_guess_and_check_passes_its_audit():
     r = audit(median.guess_and_check_sampler(_private, PAIRS), S, S_PRIME, epsilon=1.0,
-              samples=4_000, rng=1, kind="discrete")  # fmt: skip
+              samples=2_000, rng=1, kind="discrete")  # fmt: skip
     assert not r.flagged and r.epsilon_lower <= 1.0
 
 
@@ -243,7 +243,7 @@ def test_broken_private_guess_and_check_is_caught():
         return _Leaky(counts, eta=0.1, m=2, epsilon=1.0, rng=rng)
 
     r = audit(median.guess_and_check_sampler(leaky, PAIRS), S, S_PRIME, epsilon=1.0,
-              samples=4_000, rng=1, kind="discrete")  # fmt: skip
+              samples=2_000, rng=1, kind="discrete")  # fmt: skip
     assert r.flagged
 
 
