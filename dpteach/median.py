@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _validate as check
 from .mechanisms import Seed, Sparse, laplace
-from .privacy import PrivacyBudget
+from .privacy import PrivacyBudget, ZCDPBudget, charge
 from .queries import Workload
 
 #: Largest candidate set (number of databases) that :func:`small_databases` enumerates.
@@ -143,6 +143,8 @@ class GuessAndCheck:
         self.n = int(self._counts.sum())
         self._p = self._counts / self.n
         self.eta = check.positive(eta, "eta")
+        if self.eta > 1:
+            raise ValueError(f"eta must be in (0, 1] (statistical queries), got {self.eta}")
         self.m = check.integer(m, "m", minimum=1)
         self.wrong = 0
         self.asked = 0
@@ -155,7 +157,10 @@ class GuessAndCheck:
     def _check(self, q: object, guess: object) -> tuple[np.ndarray, float]:
         if self.halted:
             raise RuntimeError(f"{type(self).__name__} has halted after m={self.m} wrong guesses")
-        return _statistical_query(q, self._p.size), check.real(guess, "guess")
+        q, guess = _statistical_query(q, self._p.size), check.real(guess, "guess")
+        if not 0 <= guess <= 1:
+            raise ValueError(f"guess must be in [0, 1] (a statistical query's value), got {guess}")
+        return q, guess
 
     def ask(self, q: object, guess: float) -> float:
         """The guess if it is within ``eta`` of ``q(S)``, else ``q(S)`` on the ``eta/4`` grid."""
@@ -194,13 +199,12 @@ class PrivateGuessAndCheck(GuessAndCheck):
         m: int,
         epsilon: float,
         rng: Seed,
-        budget: PrivacyBudget | None = None,
+        budget: PrivacyBudget | ZCDPBudget | None = None,
     ):
         super().__init__(sample, eta=eta, m=m)
         self.epsilon = check.positive(epsilon, "epsilon")
         gen = check.rng(rng)
-        if budget is not None:
-            budget.charge(self.epsilon, label="PrivateGuessAndCheck")
+        charge(budget, self.epsilon, label="PrivateGuessAndCheck")
         self._rng = gen
         self._sparse = Sparse(self.eta, sensitivity=1 / self.n, epsilon=self.epsilon / 2,
                               rng=gen, cutoff=self.m)  # fmt: skip

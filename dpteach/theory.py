@@ -207,7 +207,7 @@ def median_subsample_size(k: int, n: int) -> int:
     corrected: the text's ``8 sqrt(ln 4k) 2n`` is off by a factor ``sqrt(2n)``). It is Claim 1's
     size for accuracy ``eta/4``."""
     eta = median_eta(k, n)
-    return math.ceil(8 * math.log(4 * k) / eta**2 - 1e-9)
+    return math.ceil(8 * math.log(4 * k) / eta**2 - 1e-9)  # - 1e-9: round-off of exact integers
 
 
 def median_guesses(k: int, n: int, domain_size: int) -> float:

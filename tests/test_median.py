@@ -259,3 +259,16 @@ def test_numbers_stated_in_the_chapter():
     k, n = 100, 1000
     text = 8 * math.sqrt(math.log(4 * k)) * 2 * n  # Exercise 4: the text's formula
     assert round(text, -1) == 39160 and round(math.sqrt(2 * n), 1) == 44.7
+
+
+def test_guess_and_check_refuses_bad_guesses_and_eta_without_changing_state():
+    gac = median.PrivateGuessAndCheck([5, 5], eta=0.1, m=2, epsilon=1.0, rng=0)
+    for bad in (1.5, -0.2):
+        with pytest.raises(ValueError, match=r"guess must be in \[0, 1\]"):
+            gac.ask(Q01, bad)
+    assert gac.asked == 0 and gac._sparse.answered == 0
+    with pytest.raises(ValueError, match=r"eta must be in \(0, 1\]"):
+        median.GuessAndCheck([5, 5], eta=2.0, m=1)
+    zcdp = dp.ZCDPBudget(1.0)  # a pure epsilon-DP mechanism charges epsilon^2/2 to a zCDP budget
+    median.PrivateGuessAndCheck([5, 5], eta=0.1, m=2, epsilon=1.0, rng=0, budget=zcdp)
+    assert zcdp.spent == pytest.approx(0.5)
