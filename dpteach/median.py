@@ -134,6 +134,9 @@ class GuessAndCheck:
     and these rounded values, the compression behind the lecture's accuracy bound. After ``m`` wrong
     guesses (the ``m``-th is answered) it halts and answers nothing more.
 
+    ``eta`` must be in ``(0, 1]`` and guesses in ``[0, 1]`` (values of statistical queries); a
+    refused call changes nothing.
+
     Not differentially private (every answer is a deterministic function of ``S``); it is
     analysed by transcript compression. See :class:`PrivateGuessAndCheck`.
     """
