@@ -87,7 +87,9 @@ def test_private_guess_and_check_accounting_and_refusals():
     draws = [median.PrivateGuessAndCheck([50, 50], eta=0.1, m=2, epsilon=0.6, rng=rng)._answer(0.5)
              for _ in range(4000)]  # fmt: skip
     scale = 2 * 2 / (0.6 * 100)
-    assert np.mean(np.abs(np.array(draws) - 0.5)) == pytest.approx(scale, rel=0.06)
+    spread = np.mean(np.abs(np.array(draws) - 0.5))  # E|Lap(b)| = b
+    assert spread == pytest.approx(scale, rel=0.06)
+    assert spread != pytest.approx(scale / 2, rel=0.06)  # epsilon/2 per answer (forgot m) fails
     # invalid input: nothing charged, no draw
     state = np.random.default_rng(9)
     before = state.bit_generator.state
