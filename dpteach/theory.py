@@ -173,3 +173,41 @@ def ic_alpha(
         mid = math.sqrt(lo * hi)
         lo, hi = (lo, mid) if enough(mid) else (mid, hi)
     return hi
+
+
+# --- Projection mechanism and Gaussian width (chapter 03; its recap of four mechanisms) ---------
+
+
+def smalldb_size(k: int, alpha: float) -> int:
+    """``m = ceil(ln|Q| / alpha^2)`` (at least 1): the size of SmallDB's candidate databases
+    (Blum, Ligett and Roth 2008; the projection notes' recap, item 3).
+
+    Why it suffices: ``m`` records drawn i.i.d. from ``x`` answer each query within ``alpha``
+    except with probability ``2 e^{-2 m alpha^2}`` (Hoeffding), so all ``|Q|`` queries at once
+    except with probability ``2|Q| e^{-2 m alpha^2} <= 2/|Q| < 1`` when ``|Q| >= 3``: some database
+    of ``m`` records is ``alpha``-accurate for ``Q``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    return max(1, math.ceil(math.log(k) / alpha**2))
+
+
+def smalldb_candidates(domain_size: int, m: int) -> int:
+    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``X`` (multisets),
+    at most ``|X|^m``."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    return math.comb(size + check.integer(m, "m", minimum=1) - 1, m)
+
+
+def smalldb_max_error(
+    domain_size: int, k: int, n: int, epsilon: float, alpha: float, beta: float = 0.05
+) -> float:
+    """Max error of SmallDB w.p. ``>= 1 - beta``: ``alpha + 2 ln(C / beta) / (eps n)``.
+
+    Some candidate of ``m = smalldb_size(k, alpha)`` records has error at most ``alpha``
+    (:func:`smalldb_size`, for ``k >= 3``); the exponential mechanism over the ``C`` candidates
+    (score sensitivity ``1/n``) loses at most ``2 ln(C/beta) / (eps n)`` (Dwork-Roth Thm 3.11).
+    """
+    k, n, epsilon, beta = _common(k, n, epsilon, beta)
+    count = smalldb_candidates(domain_size, smalldb_size(k, alpha))
+    return alpha + 2 * math.log(count / beta) / (epsilon * n)
