@@ -385,9 +385,10 @@ class WidthEstimate:
     Attributes
     ----------
     gaussian_width, gaussian_interval
-        ``l*(K_Q) = E h_K(g)`` (Definition 8) and a confidence interval.
+        ``l*(K_Q) = E h_K(g)`` (Definition 8) and a rigorous confidence interval.
     mean_width, mean_interval
-        ``M*(K_Q) = E h_K(u)``, ``u`` uniform on the unit sphere (Definition 7), and its interval.
+        ``M*(K_Q) = E h_K(u)``, ``u`` uniform on the unit sphere (Definition 7), and its
+        (normal-approximation) confidence interval.
     expected_norm
         ``E ||g||_2 = sqrt(2) Gamma((m+1)/2) / Gamma(m/2)`` (exact), so that ``l* = E||g|| M*``.
     samples, confidence, radius
@@ -418,12 +419,14 @@ def gaussian_width(
     """Estimate ``l*(K_Q)`` and ``M*(K_Q)`` from ``samples`` Gaussian directions ``g``.
 
     ``l*`` is the mean of ``h_K(g)``, ``M*`` the mean of ``h_K(g / ||g||)`` (``g / ||g||`` is
-    uniform on the sphere). Both intervals are rigorous, not asymptotic: ``h_K`` is
+    uniform on the sphere). The interval for ``l*`` is rigorous, not asymptotic: ``h_K`` is
     ``R``-Lipschitz (``R = max ||Q(r)||``), so the mean of ``N`` values of ``h_K(g)`` is an
     ``R/sqrt(N)``-Lipschitz function of ``N m`` standard Gaussians and deviates from ``l*`` by more
     than ``t`` with probability at most ``2 exp(-N t^2 / (2 R^2))`` (Gaussian concentration,
-    Tsirelson-Ibragimov-Sudakov); ``h_K(u)`` lies in ``[-R, R]``, and Hoeffding's inequality gives
-    the same tail for ``M*``. Hence ``t = R sqrt(2 ln(2 / (1 - confidence)) / N)``.
+    Tsirelson-Ibragimov-Sudakov): ``t = R sqrt(2 ln(2 / (1 - confidence)) / N)``. The interval
+    for ``M*`` is the usual normal-approximation one, ``z s / sqrt(N)`` with the sample standard
+    deviation ``s`` (``h_K(u)`` concentrates far more than its range ``[-R, R]`` suggests, and a
+    range-based interval would be uselessly wide).
 
     ``rng``: a Generator (consumed) or a seed.
     """
@@ -440,8 +443,11 @@ def gaussian_width(
     on_sphere = h / np.linalg.norm(g, axis=1)
     r = radius(workload)
     half = r * math.sqrt(2 * math.log(2 / (1 - confidence)) / samples)
+    z = special.ndtri(0.5 + confidence / 2)
+    half_sphere = z * on_sphere.std(ddof=1) / math.sqrt(samples)
     ell, mean = float(h.mean()), float(on_sphere.mean())
-    return WidthEstimate(ell, (ell - half, ell + half), mean, (mean - half, mean + half),
+    return WidthEstimate(ell, (ell - half, ell + half), mean,
+                         (mean - half_sphere, mean + half_sphere),
                          expected_gaussian_norm(workload.k), samples, confidence, r)  # fmt: skip
 
 
@@ -464,3 +470,58 @@ def _check_data(data: object, workload: object) -> None:
         raise ValueError(
             f"workload is over {workload.domain_size} cells but data over {data.domain.size}"
         )
+
+
+# --- experiments and pictures (for the notebook and the benchmarks) ------------------------------
+
+
+def error_comparison(
+    data: Dataset, workload: Workload, *, epsilon: float, delta: float, runs: int, rng: Seed
+) -> dict[str, np.ndarray]:
+    """Per-query errors of ``runs`` runs of the projection mechanism, before and after projection.
+
+    Returns ``{"gaussian": E, "projected": F, "gap": G}``: arrays of shape ``(runs, m)`` of
+    ``y_tilde - Q(x)`` (the Gaussian mechanism alone) and ``y_hat - Q(x)`` (Algorithm 1), and the
+    certified duality gap of each projection (shape ``(runs,)``). The average error of a run
+    (Definition 4) is ``sqrt(mean(E**2, axis=1))``. ``rng``: a Generator (consumed) or a seed.
+    """
+    runs = check.integer(runs, "runs", minimum=1)
+    gen = check.rng(rng)
+    true = workload.answer(data.histogram())
+    out = {"gaussian": np.empty((runs, workload.k)), "projected": np.empty((runs, workload.k)),
+           "gap": np.empty(runs)}  # fmt: skip
+    for i in range(runs):
+        result = projection_mechanism(data, workload, epsilon=epsilon, delta=delta, rng=gen)
+        out["gaussian"][i] = result.info["noisy"] - true
+        out["projected"][i] = result.answers - true
+        out["gap"][i] = result.info["gap"]
+    return out
+
+
+def draw_geometry(ax, workload: Workload, true: object, noisy: object, projected: object) -> None:
+    """The picture of Algorithm 1 for ``m = 2`` (a 2-D axis) or ``m = 3`` (a 3-D axis): the points
+    ``S_Q``, their hull ``K_Q``, the true answer, the noisy answer and its projection."""
+    from scipy.spatial import ConvexHull
+
+    from .viz import PALETTE
+
+    points = _adjoint(workload, np.eye(workload.k)).T  # |X| x m: the points Q(r)
+    true, noisy, projected = (np.asarray(v, dtype=float) for v in (true, noisy, projected))
+    hull = ConvexHull(points)
+    if workload.k == 2:
+        loop = np.r_[hull.vertices, hull.vertices[:1]]
+        ax.fill(*points[loop].T, color=PALETTE["sky"], alpha=0.25, label=r"$K_Q$")
+    else:
+        from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+        faces = Poly3DCollection(points[hull.simplices], alpha=0.15, facecolor=PALETTE["sky"])
+        ax.add_collection3d(faces)
+    ax.scatter(*points.T, color=PALETTE["blue"], s=18, label=r"$S_Q = \{Q(r)\}$")
+    ax.scatter(*true, color=PALETTE["black"], marker="*", s=120, label=r"true $Q(x)$")
+    ax.scatter(*noisy, color=PALETTE["vermillion"], s=40, label=r"noisy $\tilde y$")
+    ax.scatter(*projected, color=PALETTE["green"], s=40, label=r"projected $\hat y$")
+    ax.plot(*np.stack([noisy, projected]).T, color=PALETTE["black"], linestyle=":", linewidth=1)
+    ax.set_xlabel(r"$q_1$")
+    ax.set_ylabel(r"$q_2$")
+    if workload.k == 3:
+        ax.set_zlabel(r"$q_3$")

@@ -231,3 +231,30 @@ def test_universe_too_large_is_refused_before_allocating():
         projection.project(np.zeros(huge.k), huge)
     with pytest.raises(ValueError, match="more than the dense limit"):
         projection.gaussian_width(huge, rng=0)
+
+
+# --- the constants of Theorems 5 and 9 ----------------------------------------------------------
+
+
+def test_theorem9_constants():
+    """c_1 = 2 eps sigma / sqrt(ln(1/delta)); the classic calibration gives
+    2 sqrt(2 ln(1.25/delta) / ln(1/delta)), which tends to 2 sqrt(2); the analytic one is
+    smaller."""
+    for delta in (1e-3, 1e-6, 1e-12):
+        classic = theory.theorem9_c1(0.5, delta, calibration="classic")
+        assert classic == pytest.approx(
+            2 * math.sqrt(2 * math.log(1.25 / delta) / math.log(1 / delta))
+        )
+        assert theory.theorem9_c1(0.5, delta) < classic
+    assert theory.theorem9_c1(0.5, 1e-300, calibration="classic") == pytest.approx(
+        2 * math.sqrt(2), rel=1e-3
+    )
+    # Theorem 5 is Theorem 9 at the width bound sqrt(2 m ln|X|), for every m
+    for m in (1, 10, 1000):
+        width = theory.gaussian_width_bound(m, 256)
+        assert theory.projection_sample_size(width, m, 0.1, 1.0, 1e-6) == pytest.approx(
+            theory.projection_sample_size_simple(256, 0.1, 1.0, 1e-6)
+        )
+    # and the sample size inverts the error bound
+    n = math.ceil(theory.projection_sample_size(30.0, 100, 0.05, 1.0, 1e-6))
+    assert theory.projection_average_error(30.0, 100, n, 1.0, 1e-6) <= 0.05
