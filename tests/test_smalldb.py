@@ -167,3 +167,22 @@ def test_budget_is_charged_once_and_a_refusal_releases_nothing():
     with pytest.raises(dp.BudgetExceededError):
         smalldb.smalldb(DATA, WORKLOAD, epsilon=1.0, alpha=0.5, rng=0, budget=budget)
     assert len(budget.ledger) == 1
+
+
+def test_recap_sample_sizes_invert_their_error_bounds():
+    """Each of the recap's sample sizes is the n at which its max-error bound reaches the target
+    (2 alpha for SmallDB), and the table reports chapter 04's private MW unchanged."""
+    k, alpha, eps, delta = 100, 0.05, 1.0, 1e-6
+    pairs = [
+        (theory.gaussian_sample_size(k, alpha, eps, delta),
+         lambda n: theory.gaussian_max_error(k, n, eps, delta), alpha),
+        (theory.laplace_sample_size(k, alpha, eps),
+         lambda n: theory.laplace_max_error(k, n, eps), alpha),
+        (theory.smalldb_sample_size(8, k, alpha, eps),
+         lambda n: theory.smalldb_max_error(8, k, n, eps, alpha), 2 * alpha),
+    ]  # fmt: skip
+    for size, error, target in pairs:
+        assert error(math.ceil(size)) <= target + 1e-12 < error(math.floor(size))
+    rows = {r["mechanism"]: r["n"] for r in theory.recap_table(2**10, k, alpha, eps, delta)}
+    assert rows["multiplicative weights"] == theory.private_mw_sample_size(2**10, k, alpha, eps)
+    assert rows["Laplace"] == theory.laplace_sample_size(k, alpha, eps)
