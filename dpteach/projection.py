@@ -525,3 +525,27 @@ def draw_geometry(ax, workload: Workload, true: object, noisy: object, projected
     ax.set_ylabel(r"$q_2$")
     if workload.k == 3:
         ax.set_zlabel(r"$q_3$")
+
+
+def draw_error_curves(
+    ax, workload: Workload, n: int, epsilon: float, delta: float, plain: object, projected: object
+) -> None:
+    """Average error against ``n`` for ``workload``: the exact error without projection and
+    Theorem 9's bound (with the width bound ``R sqrt(2 ln|X|)``) as dashed lines, and one
+    measured run at ``n`` (per-query errors ``plain`` without and ``projected`` with projection)."""
+    from . import theory
+    from .viz import PALETTE, bound
+
+    m = workload.k
+    grid = np.unique(np.geomspace(10, 10_000, 30).astype(int))
+    width = theory.gaussian_width_bound(m, workload.domain_size, radius=radius(workload))
+    bound(ax, grid, [theory.gaussian_average_error(m, k, epsilon, delta) for k in grid],
+          "no projection (exact)", color=PALETTE["vermillion"])  # fmt: skip
+    bound(ax, grid, [theory.projection_average_error(width, m, k, epsilon, delta) for k in grid],
+          "Theorem 9", color=PALETTE["blue"])  # fmt: skip
+    for errors, color, label in [(plain, "vermillion", "measured, no projection"),
+                                 (projected, "blue", "measured, projected")]:  # fmt: skip
+        rms = float(np.sqrt(np.mean(np.square(errors))))
+        ax.plot([n], [rms], "o", color=PALETTE[color], label=label)
+    ax.set(xscale="log", yscale="log", xlabel="number of people $n$", ylabel="average error",
+           title=f"m = {m} queries over |X| = {workload.domain_size}")  # fmt: skip
