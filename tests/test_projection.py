@@ -130,6 +130,24 @@ def test_average_error_within_theorem_9():
     assert math.sqrt(np.mean(errors)) <= bound < no_projection
 
 
+def test_theorem_9_proof_holds_on_every_run():
+    """The proof's deterministic step: ||y_hat - y||^2 <= <W, y_hat - y> <= h_K(W) + h_K(-W)
+    on every run. The first step is <y_tilde - y_hat, y - y_hat> <= 0, which for the solver's
+    answer holds up to its certified duality gap (y is in K_Q). Without projection the same
+    bound, ||y_tilde - y||^2 <= h_K(W) + h_K(-W), fails on some runs."""
+    w = RANDOM
+    true = w.answer(RANDOM_DATA.histogram())
+    outside = 0
+    for seed in range(20):
+        r = projection.projection_mechanism(RANDOM_DATA, w, epsilon=1.0, delta=1e-5, rng=seed)
+        noise, error = r.info["noisy"] - true, r.answers - true
+        assert error @ error <= noise @ error + r.info["gap"] + 1e-12
+        widths = projection.support_function(w, np.stack([noise, -noise]))
+        assert noise @ error <= widths.sum() + 1e-12
+        outside += noise @ noise > widths.sum()  # the bound fails without projection
+    assert outside > 0
+
+
 # --- Gaussian width -------------------------------------------------------------------------------
 
 
