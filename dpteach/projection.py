@@ -514,7 +514,9 @@ def draw_geometry(ax, workload: Workload, true: object, noisy: object, projected
     else:
         from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-        faces = Poly3DCollection(points[hull.simplices], alpha=0.15, facecolor=PALETTE["sky"])
+        faces = Poly3DCollection(
+            points[hull.simplices], alpha=0.15, facecolor=PALETTE["sky"], label=r"$K_Q$"
+        )
         ax.add_collection3d(faces)
     ax.scatter(*points.T, color=PALETTE["blue"], s=18, label=r"$S_Q = \{Q(r)\}$")
     ax.scatter(*true, color=PALETTE["black"], marker="*", s=120, label=r"true $Q(x)$")
