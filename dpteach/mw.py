@@ -166,8 +166,8 @@ def private_mw(
     :func:`dpteach.theory.private_mw_sample_size` every answer is within ``3 alpha`` w.p.
     ``1 - beta``; that ``n`` is about 4x the lecture's because we ask each noise to be at most
     ``alpha/2``, which the lecture's ``3 alpha`` needs (see that function). Below
-    :func:`dpteach.theory.private_mw_onset` the run usually stops in round 1 with the uniform
-    histogram.
+    :func:`dpteach.theory.private_mw_onset` it learns nothing: the noise swamps every gap, and the
+    run stops within a round or two, near the uniform histogram.
     """
     p, n = _prepare(data, workload)
     closed = _closed(workload)
