@@ -91,17 +91,18 @@ def test_private_mw_spends_exactly_epsilon_and_refuses_to_overspend():
     assert gen.bit_generator.state == state and budget.spent_epsilon == pytest.approx(1.0)
 
 
-def test_private_mw_is_3alpha_accurate_at_the_lectures_n():
-    """At n = private_mw_sample_size(beta = 0.05), at most a beta fraction of runs may exceed
-    3 alpha; allow the 1e-6 upper quantile of Binomial(seeds, beta)."""
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_private_mw_is_3alpha_accurate_at_the_theorems_n(delta):
+    """At n = private_mw_sample_size(beta = 0.05), pure or approximate DP, at most a beta fraction
+    of runs may exceed 3 alpha; allow the 1e-6 upper quantile of Binomial(seeds, beta)."""
     dom, alpha, seeds = dp.Domain.binary(4), 0.3, 40
     Q = dp.MarginalWorkload.all_kway(dom, 1)
-    n = math.ceil(theory.private_mw_sample_size(dom.size, Q.k, alpha, 1.0, beta=0.05))
+    n = math.ceil(theory.private_mw_sample_size(dom.size, Q.k, alpha, 1.0, beta=0.05, delta=delta))
     p = np.random.default_rng(1).dirichlet(np.full(dom.size, 0.5))
     failures = 0
     for seed in range(seeds):
         data = dp.from_histogram(p, dom, n, rng=seed)
-        result = mw.private_mw(data, Q, epsilon=1.0, alpha=alpha, rng=seed)
+        result = mw.private_mw(data, Q, epsilon=1.0, alpha=alpha, delta=delta, rng=seed)
         failures += np.max(np.abs(result.answers - Q.answer(data.histogram()))) > 3 * alpha
         assert sum(r.updated for r in result.trace) <= result.info["rounds"]
     assert failures <= stats.binom(seeds, 0.05).ppf(1 - 1e-6)
