@@ -168,7 +168,8 @@ def iterative_construction(
     the whole ``eps`` (checked before anything is released) and is charged ``eps_0`` per step as
     the run goes; approximate DP: charged ``(eps, delta)`` once, before the first step. The trace's
     ``epsilon_spent`` is :func:`privacy_spent` of the steps so far (at the run's ``delta``).
-    ``distinguisher="exact"`` is not private (its ``epsilon_spent`` is ``inf``).
+    ``distinguisher="exact"`` is not private (its ``epsilon_spent`` is ``inf``; it refuses a
+    ``budget``).
     ``snapshots`` lists rounds ``t`` whose ``D^t`` (as a histogram) is kept, ``0`` for ``D^0``.
     Non-private diagnostics for teaching: the trace's true max error and, for the MW DUA, the KL
     potential ``D(D || D^t)``; ``info`` holds them for ``D^0`` and, for the halving DUA, the
@@ -188,6 +189,8 @@ def iterative_construction(
     delta = check.delta(delta)
     if distinguisher not in DISTINGUISHERS:
         raise ValueError(f"distinguisher must be one of {sorted(DISTINGUISHERS)}")
+    if distinguisher == "exact" and budget is not None:
+        raise ValueError("distinguisher='exact' is not private and cannot be charged to a budget")
     gen = check.rng(rng)
     bound = dua.bound(alpha / 2)  # the MW DUA refuses a level other than its own
     rounds = math.ceil(bound)

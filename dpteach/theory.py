@@ -126,8 +126,9 @@ def ic_epsilon0(epsilon: float, bound: float, delta: float = 0.0) -> float:
     """Per-step privacy of the IC mechanism (Lecture 7, Theorem 4) run for ``B`` rounds, ``B``
     the number of rounds it runs (``ceil(B(alpha/2))``): ``eps / (2B)`` for ``eps``-DP (basic
     composition of ``2B`` steps), ``eps / (4 sqrt(B ln(1/delta)))`` for ``(eps, delta)``-DP
-    (advanced composition; the steps' ``2B eps_0 (e^eps_0 - 1)`` term stays below ``eps/2`` when
-    ``eps <= 4 ln(1/delta)``). The second is the larger only when ``B > 4 ln(1/delta)``."""
+    (advanced composition: ``eps/2`` from the square-root term, and the ``2B eps_0 (e^eps_0 - 1)``
+    term, about ``eps^2 / (8 ln(1/delta))``, stays below ``eps/2`` unless ``eps`` is near
+    ``4 ln(1/delta)``). The second is the larger only when ``B > 4 ln(1/delta)``."""
     epsilon = check.positive(epsilon, "epsilon")
     bound = check.positive(bound, "bound")
     delta = check.delta(delta)

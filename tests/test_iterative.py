@@ -224,6 +224,14 @@ def test_epsilon_spent_uses_advanced_composition_when_delta_is_positive():
     assert all(math.isinf(r.epsilon_spent) for r in exact.trace)
 
 
+def test_the_exact_distinguisher_refuses_a_budget():
+    budget = dp.PrivacyBudget(5.0)
+    with pytest.raises(ValueError, match="not private"):
+        it.iterative_construction(_data(100), Q, median.HalvingDUA(CANDIDATES), alpha=0.2,
+                                  epsilon=1.0, rng=0, budget=budget, distinguisher="exact")  # fmt: skip
+    assert budget.ledger == []
+
+
 def test_budget_refuses_an_overspending_run_without_releasing_anything():
     budget = dp.PrivacyBudget(0.5)
     gen = np.random.default_rng(0)
