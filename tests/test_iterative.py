@@ -242,11 +242,22 @@ def test_budget_refuses_an_overspending_run_without_releasing_anything():
     assert budget.ledger == [] and gen.bit_generator.state == state
 
 
-def test_accuracy_meets_theorem_8_over_50_seeds():
+class _WrongSideHalving(median.HalvingDUA):
+    """A broken halving DUA (negative control): it reflects the estimate about the median, so
+    it keeps the wrong half and can discard the good candidate."""
+
+    def update(self, state, q, v):
+        m = np.median((self.candidates @ q)[state])
+        return super().update(state, q, 2 * m - v)
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_accuracy_meets_theorem_8_over_50_seeds(broken):
     """At n = ic_sample_size(beta = 0.1), at most a beta fraction of runs may exceed alpha
     (allowing the 1e-6 upper quantile of Binomial(50, 0.1)). The 8-record candidates contain a
-    database within 1/16 < alpha/2 of any distribution on 4 cells, as Claim 1 requires."""
-    dua = median.HalvingDUA(CANDIDATES)
+    database within 1/16 < alpha/2 of any distribution on 4 cells, as Claim 1 requires. The same
+    check must reject a halving DUA that updates to the wrong side."""
+    dua = (_WrongSideHalving if broken else median.HalvingDUA)(CANDIDATES)
     alpha, beta, seeds = 0.25, 0.1, 50
     n = math.ceil(theory.ic_sample_size(dua.bound(alpha / 2), Q.k, alpha, 1.0, beta))
     failures = 0
@@ -254,8 +265,9 @@ def test_accuracy_meets_theorem_8_over_50_seeds():
         data = _data(n, seed)
         result = it.iterative_construction(data, Q, dua, alpha=alpha, epsilon=1.0, rng=seed)
         failures += np.max(np.abs(result.answers - Q.answer(data.histogram()))) > alpha
-        assert result.info["updates"] <= dua.bound(alpha / 2)
-    assert failures <= stats.binom(seeds, beta).ppf(1 - 1e-6)
+        assert broken or result.info["updates"] <= dua.bound(alpha / 2)
+    allowed = stats.binom(seeds, beta).ppf(1 - 1e-6)
+    assert (failures > allowed) if broken else (failures <= allowed)
 
 
 def test_mw_dua_run_records_the_potential_and_the_exact_distinguisher():
