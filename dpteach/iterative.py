@@ -233,7 +233,7 @@ def iterative_construction(
     survivors = [int(np.sum(state))] if halving else []
     for t in range(1, rounds + 1):
         current = dua.answers(state, workload)
-        if private and step_budget is not None:
+        if step_budget is not None:  # the exact distinguisher has refused any budget
             step_budget.charge(eps0, label=f"IC round {t}: distinguisher")
         i = pick(true, current, n=n, epsilon=eps0, rng=gen)
         v = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen, budget=step_budget)
