@@ -184,9 +184,9 @@ def ic_sample_size_lecture(
 
 
 def _smallest_alpha(needed, n: int) -> float | None:
-    """The smallest ``alpha`` in ``(1e-4, 1)`` with ``needed(alpha) <= n`` (``needed`` falls as
-    ``alpha`` grows), by bisection to relative precision ~1e-15; ``None`` if even ``alpha = 1``
-    needs more than ``n``."""
+    """The smallest ``alpha`` in ``[1e-4, 1]`` with ``needed(alpha) <= n`` (``needed`` falls as
+    ``alpha`` grows), by bisection to relative precision ~1e-15 (so at least ``1e-4``, even when
+    ``n`` would allow less); ``None`` if even ``alpha = 1`` needs more than ``n``."""
     n = check.integer(n, "n", minimum=1)
     lo, hi = 1e-4, 1.0
     if needed(hi) > n:
