@@ -215,6 +215,7 @@ def iterative_construction(
     true = workload._answer(p)
     pick = DISTINGUISHERS[distinguisher]
     state = dua.initial()
+    current = dua.answers(state, workload)  # D^{t-1}'s answers at the start of round t
     is_mw = isinstance(dua, MultiplicativeWeightsDUA)
     accounting = "basic composition" if delta == 0 else f"min(basic, advanced) at delta={delta:g}"
     info = {
@@ -223,7 +224,7 @@ def iterative_construction(
         "eps0": eps0,
         "dua": dua.name,
         "accounting": accounting,
-        "initial_max_error": float(np.max(np.abs(dua.answers(state, workload) - true))),
+        "initial_max_error": float(np.max(np.abs(current - true))),
         "initial_potential": kl_divergence(p, dua.synthetic(state)) if is_mw else math.nan,
     }
     result = Result(dua.synthetic(state), np.empty(0), info=info)
@@ -232,7 +233,6 @@ def iterative_construction(
     halving = isinstance(dua, HalvingDUA)
     survivors = [int(np.sum(state))] if halving else []
     for t in range(1, rounds + 1):
-        current = dua.answers(state, workload)
         if step_budget is not None:  # the exact distinguisher has refused any budget
             step_budget.charge(eps0, label=f"IC round {t}: distinguisher")
         i = pick(true, current, n=n, epsilon=eps0, rng=gen)
@@ -240,8 +240,9 @@ def iterative_construction(
         stop = abs(v - current[i]) < 3 * alpha / 4
         if not stop:
             state = dua.update(state, workload.query(i), v)
+            current = dua.answers(state, workload)
         synthetic = dua.synthetic(state)
-        error = float(np.max(np.abs(dua.answers(state, workload) - true)))
+        error = float(np.max(np.abs(current - true)))
         potential = kl_divergence(p, synthetic) if is_mw else math.nan
         spent = privacy_spent(eps0, 2 * t, delta) if private else math.inf
         result.trace.append(Round(t, query=i, noisy_value=float(v), updated=not stop,
@@ -254,7 +255,7 @@ def iterative_construction(
         if stop:
             break
     result.synthetic = dua.synthetic(state)
-    result.answers = dua.answers(state, workload)
+    result.answers = current
     result.info["updates"] = sum(r.updated for r in result.trace)
     if halving:
         result.info["survivors"] = survivors[-1]
