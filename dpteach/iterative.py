@@ -175,15 +175,14 @@ def iterative_construction(
     potential ``D(D || D^t)``; ``info`` holds them for ``D^0`` and, for the halving DUA, the
     number of surviving candidates after each round.
     """
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
-    if not isinstance(workload, Workload):
-        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
-    if workload.domain_size != dua.domain_size or data.domain.size != dua.domain_size:
+    check.same_universe(check.dataset(data), check.workload(workload))
+    if workload.domain_size != dua.domain_size:
         raise ValueError(
-            f"data ({data.domain.size} cells), workload ({workload.domain_size} cells) and dua "
-            f"({dua.domain_size} cells) must share one universe"
+            f"data and workload ({workload.domain_size} cells) and dua ({dua.domain_size} cells) "
+            "must share one universe"
         )
+    if budget is not None and not isinstance(budget, PrivacyBudget):
+        raise TypeError(f"budget must be a PrivacyBudget or None, got {type(budget).__name__}")
     alpha = check.positive(alpha, "alpha")
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta)
