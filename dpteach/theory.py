@@ -14,6 +14,7 @@ from scipy import special
 
 from . import _validate as check
 from .mechanisms import gaussian_sigma
+from .privacy import advanced_composition_step
 
 
 def _common(k: int, n: int, epsilon: float, beta: float) -> tuple[int, int, float, float]:
@@ -83,10 +84,14 @@ def exponential_mechanism_error(
 
 
 def mw_mistake_bound(domain_size: int, alpha: float) -> float:
-    """``4 ln|X| / alpha^2``: the most mistakes the MW learner with ``eta = alpha/2`` makes.
+    """``4 ln|X| / alpha^2``: the lecture's bound on the mistakes of the MW learner.
 
-    Facts 1-3 of the lecture: ``D(p || p_hat_0) <= ln|X|`` (uniform start), the potential is
-    never negative, and each mistake lowers it by at least ``eta alpha - eta^2 = alpha^2/4``.
+    The lecture's three facts: ``D(p || p_hat_0) <= ln|X|`` (uniform start), the potential is never
+    negative, and (fact 3, with the lecture's ``eta = alpha``) each mistake lowers it by at least
+    ``(eta/2) alpha - eta^2/4 = alpha^2/4``. The sharper ``e^{-y} <= 1 - y + y^2/2`` gives a drop
+    ``> eta alpha - eta^2/2 = alpha^2/2`` at ``eta = alpha`` (half as many mistakes); with
+    ``eta = alpha/2`` (Roth's MW DUA) ``e^{-y} <= 1 - y + y^2`` gives ``alpha^2/4``. Every one of
+    these is within this bound.
     """
     size = check.integer(domain_size, "domain_size", minimum=1)
     alpha = check.positive(alpha, "alpha")
@@ -96,43 +101,144 @@ def mw_mistake_bound(domain_size: int, alpha: float) -> float:
         return float(np.float64(4 * math.log(size)) / np.float64(alpha * alpha))
 
 
+def private_mw_rounds(domain_size: int, alpha: float) -> int:
+    """``L = ceil(4 ln|X| / alpha^2)``: the rounds of the lecture's private MW (at least one)."""
+    bound = mw_mistake_bound(domain_size, alpha)
+    if not math.isfinite(bound):
+        raise ValueError(f"alpha={alpha} is too small: 4 ln|X| / alpha^2 overflows")
+    return max(1, math.ceil(bound))
+
+
+def private_mw_epsilon0(
+    epsilon: float, domain_size: int, alpha: float, delta: float = 0.0
+) -> float:
+    """Per-step privacy of private MW: ``2L`` steps (``L`` selections, ``L`` measurements).
+
+    ``eps_0 = eps / (2L)`` for ``eps``-DP (basic composition; the lecture's choice,
+    ``eps alpha^2 / (8 ln|X|)``), or ``eps / (2 sqrt(4L ln(1/delta)))`` for ``(eps, delta)``-DP
+    (advanced composition, Dwork-Roth Cor. 3.21, ``eps <= 1``).
+    """
+    steps = 2 * private_mw_rounds(domain_size, alpha)
+    if check.delta(delta) == 0:
+        return check.positive(epsilon, "epsilon") / steps
+    return advanced_composition_step(epsilon, steps, delta)
+
+
 def private_mw_sample_size(
-    domain_size: int, k: int, alpha: float, epsilon: float, beta: float = 0.05
+    domain_size: int,
+    k: int,
+    alpha: float,
+    epsilon: float,
+    beta: float = 0.05,
+    delta: float = 0.0,
 ) -> float:
     """The ``n`` from which offline private MW is ``3 alpha``-accurate w.p. ``>= 1 - beta``.
 
-    With ``L = ceil(4 ln|X| / alpha^2)`` rounds at ``eps_0 = eps / (2L)``, the exponential
-    mechanism over the ``2k`` negation-closed queries loses at most ``2 ln(4kL/beta) / (n eps_0)``
-    and the Laplace noise is at most ``ln(2L/beta) / (n eps_0)`` in every round, except with
-    probability ``beta`` (union bound over ``2L`` events). Both are at most ``alpha/2`` once
-    ``n >= 8 L ln(4kL/beta) / (eps alpha)``, about ``32 ln|X| ln(4kL/beta) / (eps alpha^3)``.
-    Then an update round has gap ``> 3 alpha / 2`` (potential drop ``>= alpha^2/2``, so the run
-    stops within ``L`` rounds) and the stopping round certifies error ``<= 3 alpha``.
+    In each of the ``L`` rounds the exponential mechanism over the ``2k`` negation-closed queries
+    loses at most ``2 ln(4kL/beta) / (n eps_0)`` (Dwork-Roth Thm 3.11) and the Laplace noise is at
+    most ``ln(2L/beta) / (n eps_0)``, except with probability ``beta`` in all (union bound over
+    ``2L`` events). Both are at most ``alpha/2`` once ``n >= 4 ln(4kL/beta) / (eps_0 alpha)``,
+    which is ``8 L ln(4kL/beta) / (eps alpha)`` for pure DP. Then an update round's true gap is
+    ``> 3 alpha/2`` (so the run stops within ``L`` rounds) and the stopping round certifies every
+    error ``<= 2 alpha + alpha/2 + alpha/2 = 3 alpha``.
+
+    The lecture asks each error to be ``<= alpha`` and writes ``n >> 2L ln(kL/beta)/(eps alpha)``
+    (:func:`private_mw_sample_size_lecture`); with errors up to ``alpha`` the stopping round only
+    certifies ``4 alpha``, not the ``3 alpha`` its last line states. Asking ``alpha/2`` of each
+    makes ``3 alpha`` true (a factor 2); the exponential mechanism's ``2 Delta`` and the union
+    bound's ``4kL`` are the rest (a factor 2 and a larger logarithm).
     """
     k = check.integer(k, "k", minimum=1)
-    epsilon = check.positive(epsilon, "epsilon")
     beta = check.probability(beta, "beta")
-    bound = mw_mistake_bound(domain_size, alpha)
-    if not math.isfinite(bound):  # alpha so small that alpha^2 underflows: no finite n works
-        return math.inf
-    rounds = math.ceil(bound)
-    return 8 * rounds * math.log(4 * k * rounds / beta) / (epsilon * alpha)
+    if not math.isfinite(mw_mistake_bound(domain_size, alpha)):
+        return math.inf  # alpha so small that alpha^2 underflows: no finite n works
+    rounds = private_mw_rounds(domain_size, alpha)
+    eps0 = private_mw_epsilon0(epsilon, domain_size, alpha, delta)
+    return 4 * math.log(4 * k * rounds / beta) / (eps0 * alpha)
 
 
-def private_mw_alpha(domain_size: int, k: int, n: int, epsilon: float, beta: float = 0.05) -> float:
+def private_mw_sample_size_lecture(
+    domain_size: int, k: int, alpha: float, epsilon: float, beta: float = 0.05
+) -> float:
+    """The lecture's sample size as written, ``2 L ln(kL/beta) / (eps alpha)`` (pure DP), with
+    ``L = ceil(4 ln|X| / alpha^2)``; see :func:`private_mw_sample_size` for why ours is larger."""
+    k = check.integer(k, "k", minimum=1)
+    beta = check.probability(beta, "beta")
+    rounds = private_mw_rounds(domain_size, alpha)
+    return 2 * rounds * math.log(k * rounds / beta) / (check.positive(epsilon, "epsilon") * alpha)
+
+
+def private_mw_alpha(
+    domain_size: int, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float:
     """The smallest ``alpha`` whose :func:`private_mw_sample_size` is at most ``n``
     (bisection; the run is then ``3 alpha``-accurate w.p. ``1 - beta``), or ``1.0`` if none is."""
     n = check.integer(n, "n", minimum=1)
     lo, hi = 1e-4, 0.999
-    if private_mw_sample_size(domain_size, k, hi, epsilon, beta) > n:
+    if private_mw_sample_size(domain_size, k, hi, epsilon, beta, delta) > n:
         return 1.0
     for _ in range(60):
         mid = math.sqrt(lo * hi)
-        if private_mw_sample_size(domain_size, k, mid, epsilon, beta) <= n:
+        if private_mw_sample_size(domain_size, k, mid, epsilon, beta, delta) <= n:
             hi = mid
         else:
             lo = mid
     return hi
+
+
+def private_mw_onset(
+    domain_size: int,
+    k: int,
+    alpha: float,
+    epsilon: float,
+    gap: float,
+    beta: float = 0.5,
+    delta: float = 0.0,
+) -> float:
+    """The ``n`` from which private MW's first round updates w.p. ``>= 1 - beta``: where it
+    starts to learn. ``inf`` if ``gap <= 2 alpha``.
+
+    ``gap`` is the uniform start's largest error ``max_q q(p_hat_0) - q(p)`` over the
+    negation-closed workload (a property of the data). Round 1 updates when the selected query's
+    gap minus the Laplace noise exceeds ``2 alpha``. W.p. ``1 - beta/2`` the selection loses at
+    most ``2 ln(4k/beta) / (n eps_0)`` (Dwork-Roth Thm 3.11, ``2k`` candidates) and w.p.
+    ``1 - beta/2`` the noise is below ``ln(1/beta) / (n eps_0)`` (one-sided Laplace tail), so
+    ``n >= (2 ln(4k/beta) + ln(1/beta)) / (eps_0 (gap - 2 alpha))`` suffices. Unlike
+    :func:`private_mw_sample_size` this depends on the data, through ``gap``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    beta = check.probability(beta, "beta")
+    gap = check.real(gap, "gap")
+    margin = gap - 2 * check.positive(alpha, "alpha")
+    if margin <= 0 or not math.isfinite(mw_mistake_bound(domain_size, alpha)):
+        return math.inf
+    eps0 = private_mw_epsilon0(epsilon, domain_size, alpha, delta)
+    return (2 * math.log(4 * k / beta) + math.log(1 / beta)) / (eps0 * margin)
+
+
+def online_pmw_error(
+    n: int, epsilon: float, alpha: float, max_hard: int, queries: int, beta: float = 0.05
+) -> float:
+    """Every answer of :class:`dpteach.mw.OnlinePMW` is within this of the truth, w.p. ``1 - beta``
+    (as long as it has not halted).
+
+    Sparse vector at ``eps/2`` with cutoff ``c`` draws the threshold noise from ``Lap(s)`` and each
+    query's from ``Lap(2s)``, ``s = 2c/(n eps/2) = 4c/(n eps)`` (Dwork-Roth Alg. 2). An *easy*
+    answer ``q(p_hat)`` has ``|q(p) - q(p_hat)| < alpha`` plus both noises; a *hard* answer has
+    ``Lap(2c/(n eps))`` noise. A union bound (``beta/3`` each) over the ``c + 1`` thresholds, the
+    ``queries`` comparisons and the ``c`` answers gives
+    ``max(alpha + s ln(3(c+1)/beta) + 2s ln(3m/beta), (2c/(n eps)) ln(3c/beta))``.
+    """
+    n = check.integer(n, "n", minimum=1)
+    epsilon = check.positive(epsilon, "epsilon")
+    alpha = check.positive(alpha, "alpha")
+    c = check.integer(max_hard, "max_hard", minimum=1)
+    m = check.integer(queries, "queries", minimum=1)
+    beta = check.probability(beta, "beta")
+    s = 4 * c / (n * epsilon)
+    easy = alpha + s * math.log(3 * (c + 1) / beta) + 2 * s * math.log(3 * m / beta)
+    hard = 2 * c / (n * epsilon) * math.log(3 * c / beta)
+    return max(easy, hard)
 
 
 # --- Iterative database construction (Roth, Lecture 7) ------------------------------------------
@@ -238,6 +344,87 @@ def ic_alpha_lecture(
     )
 
 
+# --- Median mechanism and stability (Stemmer, Lecture 4) ----------------------------------------
+
+
+def claim1_subsample_size(k: int, alpha: float) -> float:
+    """``n' = ln(4k) / (2 alpha^2)`` (Lecture 4, Claim 1): a subsample of ``n'`` records drawn with
+    replacement answers all ``k`` queries within ``alpha`` with probability ``>= 1/2``
+    (Hoeffding, ``P[|q(S') - q(S)| > alpha] <= 2 e^{-2 n' alpha^2}``, and a union bound over
+    ``k``: ``2k / (4k) = 1/2``)."""
+    k = check.integer(k, "k", minimum=1)
+    return math.log(4 * k) / (2 * check.positive(alpha, "alpha") ** 2)
+
+
+def claim1_alpha(k: int, n_prime: int) -> float:
+    """``alpha = sqrt(ln(4k) / (2 n'))``: Claim 1 solved for ``alpha`` (Lecture 4)."""
+    k = check.integer(k, "k", minimum=1)
+    n_prime = check.integer(n_prime, "n_prime", minimum=1)
+    return math.sqrt(math.log(4 * k) / (2 * n_prime))
+
+
+def median_eta(k: int, n: int) -> float:
+    """``eta = (ln(4k) / (2n))^{1/4}``: the median mechanism's accuracy parameter (Lecture 4); its
+    answers are within ``eta`` of the sample while GuessAndCheck has not halted (Theorem 2)."""
+    k = check.integer(k, "k", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    return (math.log(4 * k) / (2 * n)) ** 0.25
+
+
+def median_subsample_size(k: int, n: int) -> int:
+    """``n' = ceil(8 ln(4k) / eta^2) = ceil(8 sqrt(2 n ln(4k)))`` (Lecture 4, with the arithmetic
+    corrected: the text's ``8 sqrt(ln 4k) 2n`` is off by a factor ``sqrt(2n)``). It is Claim 1's
+    size for accuracy ``eta/4``."""
+    eta = median_eta(k, n)
+    return math.ceil(8 * math.log(4 * k) / eta**2 - 1e-9)  # - 1e-9: round-off of exact integers
+
+
+def median_guesses(k: int, n: int, domain_size: int) -> float:
+    """``m = n' log2 |X| = log2 |X^{n'}|``: the lecture's bound on the wrong guesses (Lecture 4;
+    base 2, since it counts halvings of ``S_0 = X^{n'}``)."""
+    size = check.integer(domain_size, "domain_size", minimum=2)
+    return median_subsample_size(k, n) * math.log2(size)
+
+
+def median_log10_candidates(k: int, n: int, domain_size: int) -> float:
+    """``log10 |S_0| = n' log10 |X|``: the size of the lecture's candidate set, in digits."""
+    return median_guesses(k, n, domain_size) * math.log10(2)
+
+
+def median_error_rate(k: int, n: int, domain_size: int, beta: float = 0.05) -> float:
+    """``(ln k)^{3/4} sqrt(ln(|X| / beta)) / n^{1/4}``: Theorem 2's rate for the median mechanism
+    (Lecture 4), without its constants and logarithmic factors (the ``O~``)."""
+    k = check.integer(k, "k", minimum=2)
+    n = check.integer(n, "n", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=2)
+    beta = check.probability(beta, "beta")
+    return math.log(k) ** 0.75 * math.sqrt(math.log(size / beta)) / n**0.25
+
+
+def laplace_density_ratio_bound(lam: float, b: float) -> float:
+    """``e^{lambda / b}``: Claim 3 (Lecture 4) bounds ``h_{mu', b}(y) / h_{mu, b}(y)`` within
+    ``[e^{-lambda/b}, e^{lambda/b}]`` for ``|mu - mu'| <= lambda``, for every ``y``."""
+    return math.exp(check.nonnegative(lam, "lam") / check.positive(b, "b"))
+
+
+def laplace_tail(delta: float, epsilon: float, n: int) -> float:
+    """``P[|Y| > Delta] = exp(-epsilon n Delta)`` for ``Y ~ Lap(1 / (epsilon n))`` (Lecture 4,
+    Claim 6; exact, each side contributing half)."""
+    delta = check.nonnegative(delta, "delta")
+    epsilon = check.positive(epsilon, "epsilon")
+    n = check.integer(n, "n", minimum=1)
+    return math.exp(-epsilon * n * delta)
+
+
+def laplace_privacy_loss(y: object, mu: float, mu_prime: float, b: float) -> np.ndarray:
+    """The privacy loss ``ln(h_{mu,b}(y) / h_{mu',b}(y)) = (|y - mu'| - |y - mu|) / b`` of a
+    Laplace output ``y`` (Lecture 4, Claim 3: within ``[-lambda/b, lambda/b]``,
+    ``lambda = |mu - mu'|``). Losses of composed mechanisms add (Theorems 7, 8)."""
+    y = check.array(y, "y")
+    mu, mu_prime = check.real(mu, "mu"), check.real(mu_prime, "mu_prime")
+    return (np.abs(y - mu_prime) - np.abs(y - mu)) / check.positive(b, "b")
+
+
 # --- Chapter 00: the Gaussian baseline's expected max error --------------------------------------
 
 
@@ -252,3 +439,202 @@ def gaussian_expected_max_error(k: int, n: int, epsilon: float, delta: float) ->
     # 1 - (1 - 2 Phi(-t))^k, written with log1p/expm1 so that it stays accurate in the far tail
     tail = lambda t: -math.expm1(k * math.log1p(-2 * special.ndtr(-t)))  # noqa: E731
     return sigma * integrate.quad(tail, 0, 40, limit=200)[0]
+
+
+# --- Projection mechanism and Gaussian width (chapter 03; its recap of four mechanisms) ---------
+
+
+def smalldb_size(k: int, alpha: float) -> int:
+    """``m = ceil(ln|Q| / alpha^2)`` (at least 1): the size of SmallDB's candidate databases
+    (Blum, Ligett and Roth 2008; the projection notes' recap, item 3).
+
+    Why it suffices: ``m`` records drawn i.i.d. from ``x`` answer each query within ``alpha``
+    except with probability ``2 e^{-2 m alpha^2}`` (Hoeffding), so all ``|Q|`` queries at once
+    except with probability ``2|Q| e^{-2 m alpha^2} <= 2/|Q| < 1`` when ``|Q| >= 3``: some database
+    of ``m`` records is ``alpha``-accurate for ``Q``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    return max(1, math.ceil(math.log(k) / alpha**2))
+
+
+def smalldb_candidates(domain_size: int, m: int) -> int:
+    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``X`` (multisets),
+    at most ``|X|^m``."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    return math.comb(size + check.integer(m, "m", minimum=1) - 1, m)
+
+
+def smalldb_max_error(
+    domain_size: int, k: int, n: int, epsilon: float, alpha: float, beta: float = 0.05
+) -> float:
+    """Max error of SmallDB w.p. ``>= 1 - beta``: ``alpha + 2 ln(C / beta) / (eps n)``.
+
+    Some candidate of ``m = smalldb_size(k, alpha)`` records has error at most ``alpha``
+    (:func:`smalldb_size`, for ``k >= 3``); the exponential mechanism over the ``C`` candidates
+    (score sensitivity ``1/n``) loses at most ``2 ln(C/beta) / (eps n)`` (Dwork-Roth Thm 3.11).
+    """
+    k, n, epsilon, beta = _common(k, n, epsilon, beta)
+    count = smalldb_candidates(domain_size, smalldb_size(k, alpha))
+    return alpha + 2 * math.log(count / beta) / (epsilon * n)
+
+
+def sigma_eps_delta(epsilon: float, delta: float, calibration: str = "analytic") -> float:
+    """The lecture's ``sigma_{eps,delta}``: the Gaussian mechanism's noise multiplier, so that
+    ``N(0, sigma_{eps,delta}^2 m / n^2)`` per answer is ``(eps, delta)``-DP for ``m`` queries
+    (L2 sensitivity ``sqrt(m)/n``). It is :func:`~dpteach.mechanisms.gaussian_sigma` at
+    sensitivity 1 (sigma scales linearly with the sensitivity); ``O(sqrt(ln(1/delta)) / eps)``."""
+    return gaussian_sigma(1.0, epsilon, delta, calibration=calibration)
+
+
+def gaussian_average_error(
+    m: int, n: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Average error (Definition 4) of the Gaussian mechanism *without* projection, exactly:
+    ``sqrt(E ||W||^2 / m) = sigma_{eps,delta} sqrt(m) / n``. Grows like ``sqrt(m)``."""
+    m = check.integer(m, "m", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    return sigma_eps_delta(epsilon, delta, calibration) * math.sqrt(m) / n
+
+
+def gaussian_width_bound(m: int, domain_size: int, radius: float | None = None) -> float:
+    """``l*(K_Q) <= R sqrt(2 ln|X|) <= sqrt(2 m ln|X|)`` (the clean form of the lecture's bound).
+
+    ``h_K(g) = max_{r in X} <g, Q(r)>`` is a max of ``|X|`` Gaussians with variances
+    ``||Q(r)||^2 <= R^2 <= m`` (facts 1 and 2). For any ``lambda > 0``, by Jensen,
+    ``exp(lambda E max) <= E exp(lambda max) <= sum_r E exp(lambda <g, Q(r)>)
+    <= |X| e^{lambda^2 R^2/2}``, so ``E max <= ln|X| / lambda + lambda R^2 / 2``;
+    ``lambda = sqrt(2 ln|X|) / R`` gives the bound.
+    ``radius`` is ``R`` (default ``sqrt(m)``, fact 1).
+    """
+    m = check.integer(m, "m", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    r = math.sqrt(m) if radius is None else check.positive(radius, "radius")
+    return r * math.sqrt(2 * math.log(size))
+
+
+def gaussian_width_bound_lecture(m: int, domain_size: int) -> float:
+    """The bound the notes' integral yields, ``sqrt(m) (sqrt(pi/2) + 2 ln|X|)``: valid (for
+    ``ln|X| >= 1/2`` the split point ``2 sqrt(m) ln|X|`` exceeds ``sqrt(2 m ln|X|)``) but linear in
+    ``ln|X|``, so it does not give ``O(sqrt(m ln|X|))``; :func:`gaussian_width_bound` does."""
+    m = check.integer(m, "m", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    return math.sqrt(m) * (math.sqrt(math.pi / 2) + 2 * math.log(size))
+
+
+def projection_average_error(
+    width: float, m: int, n: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Theorem 9 with its constant: the projection mechanism's average error is at most
+    ``sqrt(2 sigma_{eps,delta} l*(K_Q) / (n sqrt(m)))``, and never more than without projection.
+
+    Proof (the notes state it without one). Let ``y = Q(x)``, ``y_tilde = y + W``,
+    ``W = s g`` with ``s = sigma_{eps,delta} sqrt(m) / n``. Because ``y_hat`` is the projection
+    onto the convex ``K_Q`` and ``y`` is in ``K_Q``, ``<y_tilde - y_hat, y - y_hat> <= 0`` (the
+    angle at ``y_hat`` is obtuse). Hence ``||y_hat - y||^2 = <y_hat - y_tilde, y_hat - y> +
+    <W, y_hat - y> <= <W, y_hat - y> <= h_K(W) + h_K(-W)``, and in expectation
+    ``E ||y_hat - y||^2 <= 2 s l*(K_Q)`` (``-g`` is distributed as ``g``). Divide by ``m``.
+    Also ``||y_hat - y|| <= ||y_tilde - y||`` (projection never hurts), so the result is capped
+    by :func:`gaussian_average_error`.
+    """
+    width = check.nonnegative(width, "width")
+    m = check.integer(m, "m", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    sigma = sigma_eps_delta(epsilon, delta, calibration)
+    projected = math.sqrt(2 * sigma * width / (n * math.sqrt(m)))
+    return min(projected, gaussian_average_error(m, n, epsilon, delta, calibration))
+
+
+def projection_sample_size(
+    width: float, m: int, alpha: float, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Theorem 9's ``n``: average error at most ``alpha`` once
+    ``n >= 2 sigma_{eps,delta} l*(K_Q) / (alpha^2 sqrt(m))``. In the lecture's form
+    ``c_1 l* sqrt(ln(1/delta)) / (alpha^2 eps sqrt(m))`` that is :func:`theorem9_c1`."""
+    width = check.nonnegative(width, "width")
+    m = check.integer(m, "m", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    return 2 * sigma_eps_delta(epsilon, delta, calibration) * width / (alpha**2 * math.sqrt(m))
+
+
+def theorem9_c1(epsilon: float, delta: float, calibration: str = "analytic") -> float:
+    """Theorem 9's ``c_1 = 2 eps sigma_{eps,delta} / sqrt(ln(1/delta))``. With the classic
+    calibration ``sigma_{eps,delta} = sqrt(2 ln(1.25/delta)) / eps`` this is
+    ``2 sqrt(2 ln(1.25/delta) / ln(1/delta))``, which tends to ``2 sqrt(2)`` as ``delta -> 0``.
+    ``c_2 = c_1 E||g|| / sqrt(m)``, between ``c_1 / sqrt(2)`` and ``c_1``, since
+    ``l* = E||g|| M*``."""
+    epsilon = check.positive(epsilon, "epsilon")
+    log_term = math.log(1 / check.delta(delta, allow_zero=False))
+    return 2 * epsilon * sigma_eps_delta(epsilon, delta, calibration) / math.sqrt(log_term)
+
+
+def projection_sample_size_simple(
+    domain_size: int, alpha: float, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Theorem 5's ``n``: Theorem 9 with ``l* <= sqrt(2 m ln|X|)``, i.e.
+    ``n >= 2 sqrt(2 ln|X|) sigma_{eps,delta} / alpha^2`` — no dependence on ``m``. The lecture's
+    ``c`` is ``sqrt(2) c_1`` (:func:`theorem9_c1`), ``4`` in the classic small-delta limit."""
+    size = check.integer(domain_size, "domain_size", minimum=2)
+    return projection_sample_size(math.sqrt(2 * math.log(size)), 1, alpha, epsilon, delta,
+                                  calibration)  # fmt: skip
+
+
+def laplace_sample_size(k: int, alpha: float, epsilon: float, beta: float = 0.05) -> float:
+    """Recap item 2: ``n >= k ln(k / beta) / (eps alpha)`` makes the Laplace mechanism's max
+    error at most ``alpha`` w.p. ``1 - beta`` (:func:`laplace_max_error`);
+    ``O(k log k / (alpha eps))``."""
+    k, _, epsilon, beta = _common(k, 1, epsilon, beta)
+    return k * math.log(k / beta) / (epsilon * check.positive(alpha, "alpha"))
+
+
+def gaussian_sample_size(
+    k: int, alpha: float, epsilon: float, delta: float, beta: float = 0.05
+) -> float:
+    """Recap item 1: the ``n`` at which :func:`gaussian_max_error` equals ``alpha``:
+    ``sigma_{eps,delta} sqrt(k) sqrt(2 ln(2k/beta)) / alpha``, i.e.
+    ``O(sqrt(k log k) sqrt(log(1/delta)) / (alpha eps))``."""
+    k, _, epsilon, beta = _common(k, 1, epsilon, beta)
+    alpha = check.positive(alpha, "alpha")
+    return sigma_eps_delta(epsilon, delta) * math.sqrt(k * 2 * math.log(2 * k / beta)) / alpha
+
+
+def smalldb_sample_size(
+    domain_size: int, k: int, alpha: float, epsilon: float, beta: float = 0.05
+) -> float:
+    """Recap item 3: SmallDB's max error is at most ``2 alpha`` w.p. ``1 - beta`` once
+    ``n >= 2 ln(C / beta) / (eps alpha)`` (:func:`smalldb_max_error`), ``C`` the number of
+    candidates; ``ln C <= m ln|X| = ln|X| ln k / alpha^2`` gives the lecture's
+    ``O(log|X| log k / (alpha^3 eps))``. (``ln C`` is computed exactly, via log-gamma.)"""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    k, _, epsilon, beta = _common(k, 1, epsilon, beta)
+    m = smalldb_size(k, alpha)
+    log_count = math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
+    return 2 * (log_count + math.log(1 / beta)) / (epsilon * alpha)
+
+
+def recap_table(
+    domain_size: int, k: int, alpha: float, epsilon: float, delta: float, beta: float = 0.05
+) -> list[dict]:
+    """The recap's four mechanisms: guarantee, the ``n`` each needs for (worst-case) error about
+    ``alpha`` with our constants, the lecture's order of growth and running time.
+
+    Multiplicative weights is chapter 04's offline private MW (pure ``eps``-DP,
+    :func:`private_mw_sample_size`, ``3 alpha``-accurate); the lecture's recap quotes the
+    ``(eps, delta)`` version with ``sqrt(log|X|) log k sqrt(log 1/delta) / (alpha^2 eps)``.
+    SmallDB's entry is for error ``2 alpha``.
+    """
+    return [
+        {"mechanism": "Gaussian", "privacy": "(eps, delta)-DP",
+         "n": gaussian_sample_size(k, alpha, epsilon, delta, beta),
+         "order": "sqrt(k log k) sqrt(log 1/delta) / (alpha eps)", "time": "O(k n)"},
+        {"mechanism": "Laplace", "privacy": "eps-DP",
+         "n": laplace_sample_size(k, alpha, epsilon, beta),
+         "order": "k log k / (alpha eps)", "time": "O(k n)"},
+        {"mechanism": "SmallDB", "privacy": "eps-DP",
+         "n": smalldb_sample_size(domain_size, k, alpha, epsilon, beta),
+         "order": "log|X| log k / (alpha^3 eps)", "time": "poly(|X|): |X|^(log k / alpha^2)"},
+        {"mechanism": "multiplicative weights", "privacy": "eps-DP",
+         "n": private_mw_sample_size(domain_size, k, alpha, epsilon, beta),
+         "order": "log|X| log k / (alpha^3 eps) (pure DP)",
+         "time": "O(k n L |X|), L = O(log|X| / alpha^2)"},
+    ]  # fmt: skip
