@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from . import _validate as check
-from .mechanisms import Seed, Sparse, laplace
+from .mechanisms import Seed, Sparse, laplace, safe_laplace_grid
 from .privacy import PrivacyBudget, ZCDPBudget, charge
 from .queries import Workload
 
@@ -207,10 +207,13 @@ class PrivateGuessAndCheck(GuessAndCheck):
         super().__init__(sample, eta=eta, m=m)
         self.epsilon = check.positive(epsilon, "epsilon")
         gen = check.rng(rng)
-        charge(budget, self.epsilon, label="PrivateGuessAndCheck")
-        self._rng = gen
+        # Validate both noise scales (public parameters only) before charging: neither the sparse
+        # vector nor a later Laplace answer may refuse after the budget was spent.
         self._sparse = Sparse(self.eta, sensitivity=1 / self.n, epsilon=self.epsilon / 2,
                               rng=gen, cutoff=self.m)  # fmt: skip
+        safe_laplace_grid(1 / self.n, self.epsilon / (2 * self.m))
+        charge(budget, self.epsilon, label="PrivateGuessAndCheck")
+        self._rng = gen
 
     def _answer(self, value: float) -> float:
         return laplace(value, sensitivity=1 / self.n, epsilon=self.epsilon / (2 * self.m),
@@ -355,8 +358,8 @@ def guess_and_check_sampler(make, pairs, *, resolution: int = 4):
     """A sampler ``sampler(counts, rng, size)`` for :func:`dpteach.audit.audit`.
 
     ``make(counts, rng)`` builds a GuessAndCheck-like mechanism on the sample ``counts``; it is
-    asked the fixed ``(query, guess)`` ``pairs`` (a deterministic adversary, which suffices: see
-    the chapter's exercise), and the transcript (``None`` for an accepted guess, else
+    asked the fixed ``(query, guess)`` ``pairs`` (one deterministic adversary: an audit tests one
+    adversary at a time, and randomised ones add nothing, see the chapter's Exercise 2), and the transcript (``None`` for an accepted guess, else
     ``floor(resolution * answer)``) is encoded as one integer (:func:`dpteach.audit.encode`).
     """
     from .audit import encode, repeat

@@ -98,6 +98,11 @@ def test_private_guess_and_check_accounting_and_refusals():
     with pytest.raises(dp.BudgetExceededError):
         median.PrivateGuessAndCheck([5, 5], eta=0.1, m=2, epsilon=0.6, rng=state, budget=budget)
     assert budget.spent_epsilon == pytest.approx(0.6) and state.bit_generator.state == before
+    # a noise scale too large to represent is refused on construction, before the charge
+    with pytest.raises(ValueError, match="too small for the safe Laplace grid"):
+        median.PrivateGuessAndCheck([5, 5], eta=0.1, m=10**15, epsilon=1e-9, rng=state,
+                                    budget=budget)  # fmt: skip
+    assert budget.spent_epsilon == pytest.approx(0.6) and state.bit_generator.state == before
 
 
 def test_private_guess_and_check_halts_after_m_wrong_guesses():
