@@ -359,8 +359,9 @@ def guess_and_check_sampler(make, pairs, *, resolution: int = 4):
 
     ``make(counts, rng)`` builds a GuessAndCheck-like mechanism on the sample ``counts``; it is
     asked the fixed ``(query, guess)`` ``pairs`` (one deterministic adversary: an audit tests one
-    adversary at a time, and randomised ones add nothing, see the chapter's Exercise 2), and the transcript (``None`` for an accepted guess, else
-    ``floor(resolution * answer)``) is encoded as one integer (:func:`dpteach.audit.encode`).
+    adversary at a time, and randomised ones add nothing, see the chapter's Exercise 2), and the
+    transcript (``None`` for an accepted guess, else ``floor(resolution * answer)``) is encoded as
+    one integer (:func:`dpteach.audit.encode`).
     """
     from .audit import encode, repeat
 
