@@ -186,12 +186,13 @@ class PrivateGuessAndCheck(GuessAndCheck):
     guess. After ``m`` wrong guesses it halts and answers nothing more.
 
     Guarantee: ``epsilon``-DP under replace-one neighbours for any adaptively chosen stream of
-    (query, guess) pairs (the sparse vector's ``epsilon/2`` plus at most ``m`` Laplace answers of
-    ``epsilon/(2m)`` each, by adaptive composition, Lecture 4 Theorem 8). Sensitivity: ``1/n`` for
-    ``q(S)`` and for ``|g - q(S)|``. The whole ``epsilon`` is charged to ``budget`` on
-    construction, after validation and before anything is drawn or released. Accuracy is now
-    approximate: a guess within ``eta`` may be called wrong, and one a little beyond ``eta``
-    accepted, by the sparse vector's noise.
+    (query, guess) pairs: the sparse vector is ``epsilon/2``-DP for adaptive queries (Dwork-Roth
+    Thm 3.25), and composed adaptively (Lecture 4 Theorem 8, step by step, as for Dwork-Roth's
+    NumericSparse) with at most ``m`` Laplace answers of ``epsilon/(2m)`` each. Sensitivity:
+    ``1/n`` for ``q(S)`` and for ``|g - q(S)|``. The whole ``epsilon`` is charged to ``budget`` on
+    construction, after both noise scales were validated and before anything is drawn or
+    released. Accuracy is now approximate: a guess within ``eta`` may be called wrong, and one a
+    little beyond ``eta`` accepted, by the sparse vector's noise.
     """
 
     def __init__(
