@@ -6,7 +6,7 @@ The package backs the book's notebooks: databases as histograms over a universe 
 (:mod:`~dpteach.privacy`) and the lectures' bounds (:mod:`~dpteach.theory`).
 """
 
-from . import adaptive, audit, baselines, iterative, median, mw, theory
+from . import adaptive, audit, baselines, iterative, median, mw, projection, smalldb, theory
 from .adult import ADULT_SUBSETS, load_adult
 from .data import Dataset, correlated_data, from_histogram, independent_data
 from .domain import Domain
@@ -53,6 +53,8 @@ __all__ = [
     "iterative",
     "median",
     "mw",
+    "projection",
+    "smalldb",
     "theory",
     "correlated_data",
     "exponential",
