@@ -166,12 +166,18 @@ def overfitting_errors(
     """One run of :func:`overfitting_attack` with ``d`` useless features: draws the population
     (:func:`useless_features`, uniform ``P``) and a sample of ``n`` records, builds the mechanism
     with ``make_mechanism(counts, P, rng)`` and returns the final (majority-vote) query's sample and
-    population errors ``(|a - q(S)|, |a - q(P)|)``. A passed Generator is consumed."""
+    population errors ``(|a - q(S)|, |a - q(P)|)``. Raises ``RuntimeError`` if the mechanism halts
+    before the final query. A passed Generator is consumed."""
     gen = check.rng(rng)
     features, label = useless_features(domain_size, d, rng=gen)
     P = np.full(domain_size, 1 / domain_size)
     counts = gen.multinomial(check.integer(n, "n", minimum=1), P)
     t = interact(make_mechanism(counts, P, gen), overfitting_attack(features, label))
+    if len(t.answers) != d + 1:
+        raise RuntimeError(
+            f"the mechanism halted after {len(t.answers)} of the attack's {d + 1} queries; the "
+            "final (majority-vote) query was not answered"
+        )
     return float(t.errors(counts / n)[-1]), float(t.errors(P)[-1])
 
 
