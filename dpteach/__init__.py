@@ -6,7 +6,7 @@ The package backs the book's notebooks: databases as histograms over a universe 
 (:mod:`~dpteach.privacy`) and the lectures' bounds (:mod:`~dpteach.theory`).
 """
 
-from . import audit, baselines, iterative, median, mw, theory
+from . import audit, baselines, erm, growing, iterative, median, mw, streams, theory
 from .adult import ADULT_SUBSETS, load_adult
 from .data import Dataset, correlated_data, from_histogram, independent_data
 from .domain import Domain
@@ -49,9 +49,12 @@ __all__ = [
     "__version__",
     "audit",
     "baselines",
+    "erm",
+    "growing",
     "iterative",
     "median",
     "mw",
+    "streams",
     "theory",
     "correlated_data",
     "exponential",
