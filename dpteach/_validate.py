@@ -123,3 +123,20 @@ def dense_size(size: int, what: str = "universe") -> None:
             f"{what} has {size:,} cells, more than the dense limit of {MAX_DENSE_SIZE:,} "
             "(2**24); choose fewer or coarser attributes"
         )
+
+
+def boolean(value: object, name: str) -> bool:
+    """A bool (numpy bools allowed); ``0``/``1``, strings and ``None`` are refused."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def finite_ratio(numerator: float, denominator: float, what: str) -> float:
+    """``numerator / denominator`` for positive finite inputs, refused if it overflows."""
+    ratio = numerator / denominator
+    if not np.isfinite(ratio) or ratio == 0:
+        raise ValueError(
+            f"{what} = {numerator:.3g} / {denominator:.3g} is not a representable positive number"
+        )
+    return ratio

@@ -205,7 +205,7 @@ PAIRS = {
 }
 
 
-def laplace_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0, safe: bool = False):
+def laplace_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0, safe: bool = True):
     """Sampler of :func:`dpteach.laplace` on a scalar input."""
     from .mechanisms import laplace
 

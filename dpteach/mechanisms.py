@@ -17,15 +17,19 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+from . import _noise
 from . import _validate as check
-from .privacy import PrivacyBudget, advanced_composition
+from .privacy import PrivacyBudget, ZCDPBudget, advanced_composition, charge, gaussian_zcdp
 
 Seed = np.random.Generator | int
 
 
-def _noisy(value: object, noise_draw) -> float | np.ndarray:
-    v = check.array(value, "value")
-    out = v + noise_draw(v.shape)
+def _noisy(value: np.ndarray, noise_draw) -> float | np.ndarray:
+    out = value + noise_draw(value.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def _as_output(out: np.ndarray) -> float | np.ndarray:
     return float(out) if out.ndim == 0 else out
 
 
@@ -35,8 +39,8 @@ def laplace(
     sensitivity: float,
     epsilon: float,
     rng: Seed,
-    budget: PrivacyBudget | None = None,
-    safe: bool = False,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
+    safe: bool = True,
 ) -> float | np.ndarray:
     """The Laplace mechanism: ``value + Lap(sensitivity / epsilon)`` in every entry.
 
@@ -44,60 +48,69 @@ def laplace(
     neighbouring databases (Dwork-Roth Thm 3.6). For a vector of ``k`` linear queries under
     replace-one neighbours that is ``k/n``.
 
+    By default (``safe=True``) the noise is floating-point safe and the guarantee holds exactly
+    for the released doubles: ``value`` is snapped to a power-of-two grid ``g`` and exact discrete
+    Laplace noise is added in integer arithmetic (see :func:`safe_laplace_grid`; the noise scale
+    is at most ``1 + 2^-10`` times ``sensitivity / epsilon``, and each coordinate's rounding step
+    is accounted for). Values beyond ``2^61 g`` in magnitude are clamped to it first (clamping
+    keeps the sensitivity, so it is private; it never depends on a refusal).
+
     Parameters
     ----------
     value
-        The true answer, a scalar or an array (independent noise per entry).
+        The true answer, a scalar or an array (independent noise per entry). Not modified.
     sensitivity
-        L1 sensitivity, finite and > 0.
+        L1 sensitivity of the whole of ``value``, finite and > 0.
     epsilon
         Privacy parameter, finite and > 0.
     rng
-        Generator or seed.
+        Generator or seed. A passed Generator is consumed (advanced); the same seed gives the
+        same output.
     budget
-        Charged ``epsilon`` before the noise is drawn.
+        Charged ``epsilon`` (a :class:`~dpteach.privacy.ZCDPBudget`: ``epsilon^2/2``) before the
+        noise is drawn.
     safe
-        Use :func:`safe_laplace_noise` instead of floating-point ``rng.laplace``. The naive
-        ``value + rng.laplace(...)`` leaks through the floating-point rounding of the sum: some
-        outputs are possible for one input and impossible for its neighbour (Mironov 2012).
+        ``False`` is a *teaching option only*: the textbook ``value + rng.laplace(...)`` in
+        floating point, which is **not** ``epsilon``-DP: its low-order bits reveal the input,
+        and some outputs are possible from one input and impossible from its neighbour (Mironov
+        2012; see the auditing appendix). Never use it to release data.
     """
-    scale = check.positive(sensitivity, "sensitivity") / check.positive(epsilon, "epsilon")
+    sensitivity = check.positive(sensitivity, "sensitivity")
+    epsilon = check.positive(epsilon, "epsilon")
     gen = check.rng(rng)
     v = check.array(value, "value")
-    if budget is not None:
-        budget.charge(epsilon, label="laplace")
+    check.boolean(safe, "safe")
     if safe:
-        out = _discrete_laplace_on_grid(v, sensitivity, epsilon, gen)
-        return float(out) if out.ndim == 0 else out
-    return _noisy(value, lambda shape: gen.laplace(0.0, scale, size=shape))
+        grid = safe_laplace_grid(sensitivity, epsilon, k=max(v.size, 1))
+    else:
+        scale = check.finite_ratio(sensitivity, epsilon, "the Laplace scale sensitivity/epsilon")
+    charge(budget, epsilon, label="laplace")
+    if safe:
+        noise = _noise.discrete_laplace(grid.scale, v.size, gen).reshape(v.shape)
+        return _as_output(grid.release(grid.snap(v) + noise))
+    return _noisy(v, lambda shape: gen.laplace(0.0, scale, size=shape))
 
 
-def grid_spacing(sensitivity: float, epsilon: float) -> float:
-    """The power of two ``g`` used by the safe Laplace mechanism: about ``1/1024`` of the scale."""
-    scale = check.positive(sensitivity, "sensitivity") / check.positive(epsilon, "epsilon")
-    return 2.0 ** (math.floor(math.log2(scale)) - 10)
+def safe_laplace_grid(sensitivity: float, epsilon: float, *, k: int = 1) -> _noise.SafeGrid:
+    """The grid and integer noise scale of the safe Laplace mechanism on ``k`` coordinates.
 
-
-def _discrete_laplace_on_grid(
-    v: np.ndarray, sensitivity: float, epsilon: float, gen: np.random.Generator
-) -> np.ndarray:
-    """Safe Laplace: ``(round(v/g) + Z) g`` with ``Z`` two-sided geometric, ``g`` a power of two.
-
-    Rounding to the grid moves a neighbour's value by at most one more step, so the sensitivity in
-    grid units is ``s = ceil(Delta/g) + 1``, and ``P[Z = z] ∝ exp(-eps |z| / s)`` makes the
-    release exactly ``epsilon``-DP (noise scale ``s g / eps``, i.e. ``(1 + g/Delta)`` times the
-    Laplace scale at most). Every output is an exact multiple of ``g`` (integers times a power of
-    two are exact in floating point), and every multiple of ``g`` is possible from every input.
+    ``g = 2^e`` is the largest power of two with ``k g`` and ``eps g`` at most ``Delta / 2^11``.
+    Snapping a coordinate to the grid can move it by one extra step, so the snapped vectors of
+    neighbouring inputs differ by at most ``steps = floor(Delta/g) + k`` steps in L1, and the
+    exact discrete Laplace noise of integer scale ``T = ceil(steps / eps)`` makes the release
+    exactly ``eps``-DP. Its scale ``T g`` is at most ``(1 + k g/Delta + eps g/Delta) Delta/eps``,
+    i.e. at most 0.1 % above the Laplace scale. Raises ``ValueError`` (before any charge; the
+    check uses only the public parameters) when ``Delta/eps > 1e300`` or ``T > 2^52``.
     """
-    g = grid_spacing(sensitivity, epsilon)
-    if np.any(np.abs(v) / g > 2.0**50):
-        raise ValueError(
-            f"value is too large for the safe Laplace grid (|value| must be < {g * 2.0**50:.3g})"
-        )
-    steps = math.ceil(sensitivity / g) + 1
-    p = -math.expm1(-epsilon / steps)  # success probability of each geometric
-    z = gen.geometric(p, size=v.shape) - gen.geometric(p, size=v.shape)
-    return (np.round(v / g) + z) * g
+    sensitivity = check.positive(sensitivity, "sensitivity")
+    epsilon = check.positive(epsilon, "epsilon")
+    k = check.integer(k, "k", minimum=1)
+    return _noise.safe_grid(sensitivity, epsilon, k)
+
+
+def grid_spacing(sensitivity: float, epsilon: float, *, k: int = 1) -> float:
+    """The grid spacing ``g`` used by the safe Laplace mechanism on ``k`` coordinates."""
+    return safe_laplace_grid(sensitivity, epsilon, k=k).spacing
 
 
 def _analytic_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
@@ -161,14 +174,17 @@ def gaussian(
     between neighbouring databases; sigma from :func:`gaussian_sigma` (analytic calibration of
     Balle and Wang 2018 by default, or the classic Dwork-Roth Thm A.1 for ``epsilon < 1``). For
     ``k`` linear queries under replace-one neighbours the L2 sensitivity is ``sqrt(k)/n``.
-    ``budget`` is charged ``(epsilon, delta)`` before the noise is drawn.
+    ``budget`` is charged ``(epsilon, delta)`` before the noise is drawn (a
+    :class:`~dpteach.privacy.ZCDPBudget` is charged the mechanism's own ``Delta^2/(2 sigma^2)``).
+    The noise is continuous floating-point Gaussian noise, not protected against the
+    floating-point attack that :func:`laplace` defends against. A passed Generator is consumed.
     """
     sigma = gaussian_sigma(sensitivity, epsilon, delta, calibration=calibration)
     gen = check.rng(rng)
-    check.array(value, "value")
-    if budget is not None:
-        budget.charge(epsilon, delta, label="gaussian")
-    return _noisy(value, lambda shape: gen.normal(0.0, sigma, size=shape))
+    v = check.array(value, "value")
+    rho = gaussian_zcdp(sensitivity, sigma)
+    charge(budget, epsilon, delta, label="gaussian", rho=rho)
+    return _noisy(v, lambda shape: gen.normal(0.0, sigma, size=shape))
 
 
 def exponential(
@@ -198,16 +214,19 @@ def exponential(
     u = check.array(scores, "scores", ndim=1)
     if u.size == 0:
         raise ValueError("scores must not be empty")
-    scale = check.positive(epsilon, "epsilon") / (2 * check.positive(sensitivity, "sensitivity"))
+    epsilon = check.positive(epsilon, "epsilon")
+    sensitivity = check.positive(sensitivity, "sensitivity")
+    scale = check.finite_ratio(epsilon, 2 * sensitivity, "epsilon / (2 sensitivity)")
     gen = check.rng(rng)
+    # Shifting by the best score changes no probability and keeps scale * u from overflowing.
+    logits = scale * (u - u.max())
     if size is not None:
         size = check.integer(size, "size", minimum=1)
         if budget is not None:
             raise ValueError("size (repeated draws) cannot be combined with a budget")
-        return np.argmax(scale * u + gen.gumbel(size=(size, u.size)), axis=1)
-    if budget is not None:
-        budget.charge(epsilon, label="exponential")
-    return int(np.argmax(scale * u + gen.gumbel(size=u.size)))
+        return np.argmax(logits + gen.gumbel(size=(size, u.size)), axis=1)
+    charge(budget, epsilon, label="exponential")
+    return int(np.argmax(logits + gen.gumbel(size=u.size)))
 
 
 class Sparse:
@@ -221,10 +240,19 @@ class Sparse:
     Guarantee: ``epsilon``-DP (``delta = 0``) or ``(epsilon, delta)``-DP for any adaptively
     chosen stream of queries of sensitivity ``Delta``, however many are below the threshold
     (Dwork-Roth Thm 3.25). The budget is charged the whole ``(epsilon, delta)`` on construction,
-    before anything is released.
+    after every parameter was validated and before anything is drawn or released.
+
+    The noise is floating-point safe: threshold and answers are snapped to the grid of
+    :func:`safe_laplace_grid` (one coordinate, so a snapped answer moves by at most
+    ``s = floor(Delta/g) + 1`` steps) and compared as integers, with exact discrete Laplace noise
+    of integer scales ``T`` and ``2T``, ``T = ceil(2 c s / eps)`` (pure) or ``ceil(2 s / eps')``
+    (each of the ``c`` AboveThreshold runs at ``eps'``). Dwork-Roth's proof goes through
+    unchanged with integer shifts ``s`` and ``2s``. :attr:`sigma` is the threshold noise scale
+    actually used, ``T g`` (at most 0.1 % above Dwork-Roth's ``sigma``).
 
     Use :meth:`test` with each query's true value; it returns ``True`` for above, ``False`` for
-    below.
+    below. A passed ``rng`` Generator is consumed: one draw on construction seeds the exact
+    integer sampler used for all of this object's noise.
     """
 
     def __init__(
@@ -236,37 +264,44 @@ class Sparse:
         rng: Seed,
         cutoff: int = 1,
         delta: float = 0.0,
-        budget: PrivacyBudget | None = None,
+        budget: PrivacyBudget | ZCDPBudget | None = None,
     ):
+        self._configure(threshold, sensitivity, epsilon, cutoff, delta)
+        self._rng = check.rng(rng)
+        charge(budget, self.epsilon, self.delta, label=type(self).__name__)
+        self._source = _noise.scalar_source(self._rng)
+        self.above_count = 0
+        self.answered = 0
+        self._noisy_threshold = self._draw_threshold()
+
+    def _configure(self, threshold, sensitivity, epsilon, cutoff, delta) -> None:
+        """Validate and derive every parameter; draws nothing, charges nothing."""
         self.threshold = check.real(threshold, "threshold")
         self.sensitivity = check.positive(sensitivity, "sensitivity")
         self.epsilon = check.positive(epsilon, "epsilon")
         self.cutoff = check.integer(cutoff, "cutoff", minimum=1)
         self.delta = check.delta(delta)
-        self._rng = check.rng(rng)
-        self.sigma = self._sigma(self.epsilon)
-        if budget is not None:
-            budget.charge(self.epsilon, self.delta, label=type(self).__name__)
-        self.above_count = 0
-        self.answered = 0
-        self._noisy_threshold = self._draw_threshold()
+        c = self.cutoff
+        if self.delta == 0:
+            # Each of the c AboveThreshold runs is eps/c-DP: threshold noise 2 Delta / (eps/c).
+            self._grid = _noise.safe_grid(self.sensitivity, self.epsilon, divisor=2 * c)
+        else:
+            # c AboveThreshold runs at eps' = eps / sqrt(8 c ln(1/delta)), composed with advanced
+            # composition; check that the composition really stays within epsilon.
+            eps_each = self.epsilon / math.sqrt(8 * c * math.log(1 / self.delta))
+            if advanced_composition(eps_each, c, self.delta)[0] > self.epsilon:
+                raise ValueError(
+                    f"epsilon={self.epsilon} is too large for the advanced-composition "
+                    f"calibration with cutoff={c} and delta={self.delta}; use delta=0"
+                )
+            self._grid = _noise.safe_grid(self.sensitivity, eps_each, divisor=2)
+        self._threshold_units = self._grid.snap_scalar(self.threshold)
+        self.sigma = self._grid.scale * self._grid.spacing
 
-    def _sigma(self, epsilon: float) -> float:
-        c, delta = self.cutoff, self.delta
-        if delta == 0:
-            return 2 * c * self.sensitivity / epsilon
-        # c AboveThreshold runs at eps' = eps / sqrt(8 c ln(1/delta)), composed with advanced
-        # composition; check that the composition really stays within epsilon.
-        eps_each = epsilon / math.sqrt(8 * c * math.log(1 / delta))
-        if advanced_composition(eps_each, c, delta)[0] > epsilon:
-            raise ValueError(
-                f"epsilon={epsilon} is too large for the advanced-composition calibration with "
-                f"cutoff={c} and delta={delta}; use delta=0"
-            )
-        return 2 * self.sensitivity / eps_each
-
-    def _draw_threshold(self) -> float:
-        return self.threshold + self._rng.laplace(0.0, self.sigma)
+    def _draw_threshold(self) -> int:
+        """The noisy threshold, in grid units."""
+        noise = _noise.discrete_laplace_scalar(self._grid.scale, self._source)
+        return self._threshold_units + noise
 
     @property
     def halted(self) -> bool:
@@ -274,11 +309,13 @@ class Sparse:
         return self.above_count >= self.cutoff
 
     def _compare(self, value: object) -> bool:
+        value = check.real(value, "value")
         if self.halted:
             raise RuntimeError(f"{type(self).__name__} has halted after {self.cutoff} above(s)")
-        value = check.real(value, "value")
         self.answered += 1
-        above = value + self._rng.laplace(0.0, 2 * self.sigma) >= self._noisy_threshold
+        units = self._grid.snap_scalar(value)
+        noise = _noise.discrete_laplace_scalar(2 * self._grid.scale, self._source)
+        above = units + noise >= self._noisy_threshold
         if above:
             self.above_count += 1
             self._noisy_threshold = self._draw_threshold()
@@ -292,9 +329,10 @@ class Sparse:
 class AboveThreshold(Sparse):
     """AboveThreshold (Dwork-Roth Algorithm 1): sparse vector with cutoff 1.
 
-    ``T_hat = T + Lap(2 Delta / eps)``, each query gets ``Lap(4 Delta / eps)``; it halts at the
-    first above. Guarantee: ``epsilon``-DP for an adaptive stream of queries of sensitivity
-    ``Delta`` (Dwork-Roth Thm 3.23). The budget is charged ``epsilon`` on construction.
+    ``T_hat = T + Lap(2 Delta / eps)``, each query gets ``Lap(4 Delta / eps)`` (floating-point
+    safe, as in :class:`Sparse`); it halts at the first above. Guarantee: ``epsilon``-DP for an
+    adaptive stream of queries of sensitivity ``Delta`` (Dwork-Roth Thm 3.23). The budget is
+    charged ``epsilon`` on construction.
     """
 
     def __init__(
@@ -304,7 +342,7 @@ class AboveThreshold(Sparse):
         sensitivity: float,
         epsilon: float,
         rng: Seed,
-        budget: PrivacyBudget | None = None,
+        budget: PrivacyBudget | ZCDPBudget | None = None,
     ):
         super().__init__(
             threshold, sensitivity=sensitivity, epsilon=epsilon, rng=rng, cutoff=1, budget=budget
@@ -314,29 +352,20 @@ class AboveThreshold(Sparse):
 class NumericSparse(Sparse):
     """NumericSparse (Dwork-Roth Algorithm 3): sparse vector that also answers the above queries.
 
-    The parameters are Dwork-Roth's: ``eps_1 = 8 eps / 9`` for the comparisons (a :class:`Sparse`
-    instance) and ``eps_2 = 2 eps / 9``, each above query being answered with fresh
+    The parameters are Dwork-Roth's: ``eps_1 = 8 eps / 9`` for the comparisons (as in
+    :class:`Sparse`) and ``eps_2 = 2 eps / 9``, each above query being answered with fresh
     ``Lap(2 c Delta / eps_2)`` noise; the ``c`` answers then cost ``eps_2 / 2 = eps / 9``, so the
     total is ``eps`` (pure DP). For ``delta > 0``: ``eps_1 = sqrt(512)/(sqrt(512)+1) eps``,
     ``eps_2 = 2/(sqrt(512)+1) eps``, comparisons at ``delta/2`` and answer noise
     ``Lap(Delta sqrt(32 c ln(2/delta)) / eps_2)``. Guarantee: ``epsilon``-DP, or
-    ``(epsilon, delta)``-DP (Dwork-Roth Thm 3.28). :meth:`test` returns the noisy answer for an
-    above query and ``None`` for a below one.
+    ``(epsilon, delta)``-DP (Dwork-Roth Thm 3.28). All noise, the answers' included, is the
+    floating-point-safe discrete Laplace noise of :func:`laplace`; :attr:`answer_scale` is the
+    answer noise scale actually used (at most 0.1 % above Dwork-Roth's). :meth:`test` returns the
+    noisy answer for an above query and ``None`` for a below one. Every parameter is validated
+    before the budget is charged.
     """
 
-    def __init__(
-        self,
-        threshold: float,
-        *,
-        sensitivity: float,
-        epsilon: float,
-        rng: Seed,
-        cutoff: int = 1,
-        delta: float = 0.0,
-        budget: PrivacyBudget | None = None,
-    ):
-        threshold = check.real(threshold, "threshold")
-        rng = check.rng(rng)
+    def _configure(self, threshold, sensitivity, epsilon, cutoff, delta) -> None:
         epsilon = check.positive(epsilon, "epsilon")
         delta = check.delta(delta)
         cutoff = check.integer(cutoff, "cutoff", minimum=1)
@@ -347,24 +376,19 @@ class NumericSparse(Sparse):
         # half of it, e.g. c answers with Lap(2 c Delta / eps_2) noise are eps_2/2-DP.
         self.epsilon_answers = epsilon * (2 / 9 if delta == 0 else 2 / (root + 1))
         if delta == 0:
-            self.answer_scale = 2 * cutoff * sensitivity / self.epsilon_answers
+            grid = _noise.safe_grid(sensitivity, self.epsilon_answers, divisor=2 * cutoff)
         else:
-            noise = sensitivity * math.sqrt(32 * cutoff * math.log(2 / delta))
-            self.answer_scale = noise / self.epsilon_answers
-        if budget is not None:
-            budget.charge(epsilon, delta, label="NumericSparse")
-        super().__init__(
-            threshold,
-            sensitivity=sensitivity,
-            epsilon=epsilon * share,
-            rng=rng,
-            cutoff=cutoff,
-            delta=delta / 2,
-        )
+            noise = math.sqrt(32 * cutoff * math.log(2 / delta)) / self.epsilon_answers
+            grid = _noise.safe_grid(sensitivity, 1 / noise)
+        super()._configure(threshold, sensitivity, epsilon * share, cutoff, delta / 2)
+        self._answer_grid = grid
+        self.answer_scale = grid.scale * grid.spacing
         self.epsilon, self.delta = epsilon, delta
 
     def test(self, value: float) -> float | None:
         """The noisy answer ``value + Lap(answer_scale)`` if above, else ``None``."""
         if not self._compare(value):
             return None
-        return float(value + self._rng.laplace(0.0, self.answer_scale))
+        g = self._answer_grid
+        noise = _noise.discrete_laplace_scalar(g.scale, self._source)
+        return math.ldexp(float(g.snap_scalar(value) + noise), g.exponent)

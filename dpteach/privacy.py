@@ -215,3 +215,39 @@ class ZCDPBudget:
     def to_approx_dp(self, delta: float) -> float:
         """The epsilon of the ``(epsilon, delta)``-DP guarantee of the whole budget."""
         return zcdp_to_approx_dp(self.rho, delta)
+
+
+def charge(
+    budget: PrivacyBudget | ZCDPBudget | None,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    label: str,
+    rho: float | None = None,
+) -> None:
+    """Charge one ``(epsilon, delta)``-DP step to ``budget`` (``None``: nothing to charge).
+
+    A :class:`PrivacyBudget` is charged ``(epsilon, delta)``. A :class:`ZCDPBudget` is charged
+    ``rho`` if the step states its own zCDP guarantee (the Gaussian mechanism), else a pure
+    ``epsilon``-DP step as ``rho = epsilon^2 / 2`` (Bun-Steinke Prop. 1.4); an approximate-DP step
+    (``delta > 0``) has no zCDP guarantee and is refused. Never converted the other way.
+    Refusals raise before anything is recorded.
+    """
+    if budget is None:
+        return
+    if isinstance(budget, PrivacyBudget):
+        budget.charge(epsilon, delta, label=label)
+    elif isinstance(budget, ZCDPBudget):
+        if rho is not None:
+            budget.charge(rho, label=label)
+        elif delta > 0:
+            raise TypeError(
+                f"{label or 'this step'} is (epsilon, delta)-DP with delta={delta:.3g} > 0, which "
+                "implies no zCDP guarantee: charge it to a PrivacyBudget, not a ZCDPBudget"
+            )
+        else:
+            budget.charge_pure(epsilon, label=label)
+    else:
+        raise TypeError(
+            f"budget must be a PrivacyBudget, a ZCDPBudget or None, got {type(budget).__name__}"
+        )
