@@ -625,3 +625,22 @@ def test_pmwg_bad_query_charges_nothing():
     with pytest.raises(ValueError, match="q"):
         pmwg.answer(np.array([0.0, 2.0, 0.0, 0.0]))
     assert pmwg.budget.ledger == [] and pmwg.trace == []
+
+
+# --- SmallDBG (Theorem 9): BBScheduler with SmallDB (chapter 03, owned by issue-13) ------------
+
+
+@pytest.mark.skipif(
+    not hasattr(theory, "smalldb_size"),
+    reason="SmallDB needs chapter 03's theory.smalldb_size (issue-13), merged by the lead",
+)
+def test_smalldbg_is_bb_scheduler_with_smalldb():
+    s = streams.stationary_stream(P, DOM, n0=50, horizon=200, rng=0)
+    result = growing.smalldbg(s, workload(), epsilon=1.0, gamma=1.0, alpha=0.3, rng=1)
+    idx, times = growing.epochs(50, 1.0, 200)
+    assert result.info["times"].tolist() == times.tolist()
+    eps = growing.scheduler_epsilons(idx, epsilon=1.0, gamma=1.0)
+    assert [c.epsilon for c in result.info["budget"].ledger] == pytest.approx(eps.tolist())
+    for out in result.info["releases"].outputs:  # small synthetic databases: m records each
+        m = out.info["m"]
+        assert np.allclose(out.synthetic * m, np.round(out.synthetic * m))
