@@ -391,7 +391,8 @@ def bb_improver(
     ``eps_t = sqrt(2 rho_t)``, and ``beta_t = 6 beta / (pi^2 (t - n0 + 1)^2)``; its output answers
     the queries of time ``t``. Guarantee: ``(epsilon, delta)``-DP under neighbouring streams, via
     zCDP: the ``rho_t`` sum to at most ``rho = approx_dp_to_zcdp(epsilon, delta)``, charged to a
-    :class:`~dpteach.privacy.ZCDPBudget` before each run.
+    :class:`~dpteach.privacy.ZCDPBudget` before each run; a passed ``budget`` that cannot pay
+    stops the runs (a decision on public information only).
 
     ``release_times`` (for measurements on long streams): compute only the runs at these times.
     Every other run up to the horizon is still *charged* (in blocks); its output would be
@@ -424,10 +425,14 @@ def bb_improver(
         end = stream.horizon + 1 if t is None else t
         if end > done:  # runs that are charged but not simulated
             skipped = math.fsum(rhos[done - stream.n0 : end - stream.n0])
+            if not budget.can_afford(skipped):  # a passed budget ran out: stop releasing
+                break
             budget.charge(skipped, label=f"runs at t={done}..{end - 1} (charged, not simulated)")
         if t is None:
             break
         rho_t = float(rhos[t - stream.n0])
+        if not budget.can_afford(rho_t):
+            break
         budget.charge(rho_t, label=f"run at t={t}, rho_t={rho_t:.3g}")
         beta_t = 6 * beta / (math.pi**2 * (t - stream.n0 + 1) ** 2)
         output = blackbox(stream.at(t), workload, epsilon=math.sqrt(2 * rho_t), beta=beta_t,

@@ -260,6 +260,18 @@ def test_bb_improver_spends_at_most_rho_and_skipping_charges_the_same():
     assert full.column("epsilon_spent")[-1] == pytest.approx(full.info["budget"].spent)
 
 
+def test_bb_improver_stops_when_a_passed_budget_cannot_pay():
+    s, Q = stationary(n0=20, horizon=120), workload()
+    rho = dp.privacy.approx_dp_to_zcdp(1.0, 1e-6)
+    budget = dp.ZCDPBudget(rho / 2)
+    result = growing.bb_improver(
+        s, growing.LaplaceBox(), Q, epsilon=1.0, delta=1e-6, rng=0, budget=budget
+    )
+    rhos = growing.improver_rhos(np.arange(20, 121), rho=rho, n0=20, c=0.25)
+    assert len(result.trace) == np.searchsorted(np.cumsum(rhos), rho / 2 * (1 + 1e-9), side="right")
+    assert budget.spent <= rho / 2 * (1 + 1e-9)
+
+
 def test_bb_improver_error_falls_as_the_data_grow():
     s, Q = streams.stationary_stream(P, DOM, n0=100, horizon=200_000, rng=5), workload()
     times = [100, 1000, 10_000, 200_000]
