@@ -1,10 +1,12 @@
 # dpteach: `make test` and `make book` (or `make lab`) do the whole set-up on first use.
+# System packages (Debian; .ci/run installs them): make, python3-venv, npm (the website's
+# JavaScript), chromium (browser tests, `make pdf`), qpdf (`make pdf` joins the printed pages).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: test lint book lab notebooks benchmarks clean
+.PHONY: test lint book lab notebooks benchmarks pdf student sizes clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +17,7 @@ $(BIN)/python:
 EXTRAS_test := test,book,browser
 EXTRAS_book := book
 EXTRAS_lab  := lab
+EXTRAS_pdf  := book,browser
 
 $(VENV)/.%-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS_$*)]"
@@ -32,6 +35,18 @@ lint: $(VENV)/.test-installed
 ## book: the website, into _build/html (works offline; JS assets come from the npm registry)
 book: $(VENV)/.book-installed
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/build_book.sh
+
+## pdf: the whole book as one PDF, _build/dpteach.pdf (offline: Chromium prints each page, qpdf joins)
+pdf: book $(VENV)/.pdf-installed
+	$(BIN)/python scripts/print_pdf.py
+
+## student: the student edition, notebooks without solutions, into _build/student/notebooks
+student:
+	$(PYTHON) scripts/student_edition.py
+
+## sizes: each website page's size with its images and precomputed frames (budget: 5 MB)
+sizes: $(VENV)/.book-installed
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python scripts/page_sizes.py
 
 ## lab: JupyterLab on the notebooks
 lab: $(VENV)/.lab-installed

@@ -23,6 +23,7 @@ the noise.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ class SafeGrid:
         return np.ldexp(m.astype(float), self.exponent)
 
 
+@functools.lru_cache(maxsize=1024)  # exact Fraction arithmetic; sparse vectors rebuild it often
 def safe_grid(sensitivity: float, epsilon: float, k: int = 1, *, divisor: int = 1) -> SafeGrid:
     """The :class:`SafeGrid` for ``k`` coordinates of L1 sensitivity ``sensitivity``, private at
     ``epsilon / divisor`` (the division done exactly: ``T = ceil(steps divisor / eps)``).

@@ -11,8 +11,13 @@ import numbers
 
 import numpy as np
 
-#: Largest universe |X| for which a dense histogram may be allocated (2**24 cells, 128 MiB).
+#: Largest number of cells of any dense array the package allocates (a histogram over X, a
+#: query matrix, a list of records, all k-way attribute sets...): 2**24. Raise it (e.g.
+#: ``dpteach._validate.MAX_DENSE_SIZE = 2**28``) if your machine has the memory.
 MAX_DENSE_SIZE = 2**24
+
+#: Largest single allocation in bytes (1 GiB); checked together with ``MAX_DENSE_SIZE``.
+MAX_BYTES = 2**30
 
 #: Tolerance for "sums to one".
 SUM_TOLERANCE = 1e-6
@@ -116,13 +121,108 @@ def histogram(p: object, size: int | None = None, name: str = "histogram") -> np
     return p
 
 
-def dense_size(size: int, what: str = "universe") -> None:
-    """Refuse a dense allocation of ``size`` cells before it happens."""
-    if size > MAX_DENSE_SIZE:
+def dense_size(size: int, what: str = "universe", *, itemsize: int = 8) -> None:
+    """Refuse a dense allocation of ``size`` cells (``itemsize`` bytes each) before it happens.
+
+    The limits are read at call time, so a user can raise :data:`MAX_DENSE_SIZE` and
+    :data:`MAX_BYTES`.
+    """
+    size = int(size)
+    if size > MAX_DENSE_SIZE or size * itemsize > MAX_BYTES:
         raise ValueError(
-            f"{what} has {size:,} cells, more than the dense limit of {MAX_DENSE_SIZE:,} "
-            "(2**24); choose fewer or coarser attributes"
+            f"{what} needs {size:,} cells ({_bytes(size * itemsize)}), "
+            "more than the dense limit of "
+            f"{MAX_DENSE_SIZE:,} cells / {_bytes(MAX_BYTES)} (dpteach._validate.MAX_DENSE_SIZE, "
+            "MAX_BYTES; raise them if you have the memory, or choose fewer or coarser attributes)"
         )
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} PiB"  # pragma: no cover
+
+
+def not_a_string(value: object, name: str) -> None:
+    """Refuse a bare string where a sequence of names is expected (``"ab"`` is not
+    ``("a", "b")``)."""
+    if isinstance(value, str | bytes):
+        raise TypeError(
+            f"{name} must be a sequence of attribute names, not the string {value!r} "
+            f"(write ({value!r},) for one name)"
+        )
+
+
+def dataset(value: object, name: str = "data"):
+    """A :class:`~dpteach.data.Dataset` (not ``None``, not an array of records or a histogram)."""
+    from .data import Dataset
+
+    if not isinstance(value, Dataset):
+        raise TypeError(
+            f"{name} must be a dpteach.Dataset, got {type(value).__name__}; build one with "
+            "Dataset(records, domain)"
+        )
+    return value
+
+
+def workload(value: object, name: str = "workload"):
+    """A :class:`~dpteach.queries.Workload` (not ``None``, not a matrix: wrap one in
+    ``MatrixWorkload``)."""
+    from .queries import Workload
+
+    if not isinstance(value, Workload):
+        raise TypeError(
+            f"{name} must be a dpteach Workload, got {type(value).__name__}; wrap a query "
+            "matrix in MatrixWorkload(matrix, domain=...)"
+        )
+    return value
+
+
+def domain(value: object, name: str = "domain"):
+    """A :class:`~dpteach.domain.Domain`."""
+    from .domain import Domain
+
+    if not isinstance(value, Domain):
+        raise TypeError(f"{name} must be a dpteach.Domain, got {type(value).__name__}")
+    return value
+
+
+def same_universe(data: object, workload_: object, *, names: str = "data and workload") -> None:
+    """Refuse objects built over different universes.
+
+    Domains are compared by what they are (attribute names, sizes and order), never by size
+    alone; an object without a domain (a plain ``MatrixWorkload``, a histogram) is compared by
+    its number of cells.
+    """
+    first, second = _universe(data), _universe(workload_)
+    from .domain import Domain
+
+    if isinstance(first, Domain) and isinstance(second, Domain):
+        if first != second:
+            raise ValueError(f"{names} are over different universes: {first!r} and {second!r}")
+        return
+    size_1 = first.size if isinstance(first, Domain) else first
+    size_2 = second.size if isinstance(second, Domain) else second
+    if size_1 != size_2:
+        raise ValueError(
+            f"{names} are over different universes: {size_1:,} cells and {size_2:,} cells"
+        )
+
+
+def _universe(obj: object):
+    """The Domain of ``obj`` if it has one, else its number of cells."""
+    from .domain import Domain
+
+    if isinstance(obj, Domain):
+        return obj
+    found = getattr(obj, "domain", None)
+    if isinstance(found, Domain):
+        return found
+    if hasattr(obj, "domain_size"):
+        return int(obj.domain_size)
+    return int(np.asarray(obj).shape[-1])
 
 
 def boolean(value: object, name: str) -> bool:

@@ -95,5 +95,10 @@ def load_adult(attributes: Sequence[str] | str | None = None) -> Dataset:
                 f"got {attributes!r}"
             )
         attributes = ADULT_SUBSETS[attributes]
+    if not isinstance(attributes, Sequence):
+        raise TypeError(
+            "attributes must be None, a preset name or a sequence of attribute names, "
+            f"got {attributes!r}"
+        )
     axes = list(domain.axes(attributes))
     return Dataset(_records()[:, axes].copy(), domain.project(attributes))

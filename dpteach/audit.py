@@ -33,6 +33,7 @@ transcript to a small code first). :func:`repeat` turns a once-per-call mechanis
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -82,10 +83,19 @@ class AuditResult:
 def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
     """One-sided ``1 - alpha`` Clopper-Pearson bounds ``(lower, upper)`` on a binomial
     probability (each bound holds with probability ``>= 1 - alpha`` on its own)."""
-    k, n = int(successes), int(trials)
+    n = check.integer(trials, "trials", minimum=1)
+    k = check.integer(successes, "successes", minimum=0)
+    if k > n:
+        raise ValueError(f"successes must be at most trials={n}, got {k}")
+    alpha = check.probability(alpha, "alpha")
     lower = 0.0 if k == 0 else float(stats.beta.ppf(alpha, k, n - k + 1))
     upper = 1.0 if k == n else float(stats.beta.ppf(1 - alpha, k + 1, n - k))
     return lower, upper
+
+
+def _exp(x: float) -> float:
+    """``e^x``, ``inf`` past the doubles (a huge claimed epsilon is simply never refuted)."""
+    return math.exp(x) if x < 709 else math.inf
 
 
 def repeat(mechanism: Callable[[object, np.random.Generator], float]) -> Sampler:
@@ -117,20 +127,40 @@ def _discrete_events(a: np.ndarray, b: np.ndarray, grid: int):
         )
 
 
+def _draw(sampler, data, gen, samples: int) -> np.ndarray:
+    """``samples`` outputs of the sampler, checked: one output per sample (shape
+    ``(samples,)``), numbers (Python integers allowed, as :func:`encode` makes), all finite."""
+    out = np.asarray(sampler(data, gen, samples))
+    if out.shape != (samples,):
+        raise ValueError(
+            f"sampler must return {samples} outputs (shape ({samples},)), got shape {out.shape}"
+        )
+    if out.dtype == object and all(isinstance(v, numbers.Integral) for v in out):
+        return out  # large integer codes
+    if out.dtype == bool:
+        return out.astype(np.int64)
+    if not np.issubdtype(out.dtype, np.number):
+        raise ValueError(f"sampler must return numbers, got dtype {out.dtype}")
+    if not np.all(np.isfinite(out)):
+        raise ValueError("sampler returned NaN or infinite outputs")
+    return out
+
+
 def _one_direction(sampler, d, d_prime, epsilon, delta, samples, gen, alpha, kind, grid, label):
-    a, b = sampler(d, gen, samples), sampler(d_prime, gen, samples)
+    a, b = _draw(sampler, d, gen, samples), _draw(sampler, d_prime, gen, samples)
     events = _scalar_events(a, b, grid) if kind == "scalar" else _discrete_events(a, b, grid)
     best, best_score = None, -math.inf
     for name, indicator in events:
         p, q = np.mean(indicator(a)), np.mean(indicator(b))
-        score = (p - delta - math.exp(epsilon) * q) / math.sqrt(p + q + 1 / samples)
+        excess = p - delta - (_exp(epsilon) * q if q > 0 else 0.0)
+        score = excess / math.sqrt(p + q + 1 / samples)
         if score > best_score:
             best, best_score = (name, indicator), score
     name, indicator = best
-    x, y = sampler(d, gen, samples), sampler(d_prime, gen, samples)
+    x, y = _draw(sampler, d, gen, samples), _draw(sampler, d_prime, gen, samples)
     p_lo, _ = clopper_pearson(int(np.sum(indicator(x))), samples, alpha / 4)
     _, q_hi = clopper_pearson(int(np.sum(indicator(y))), samples, alpha / 4)
-    flagged = p_lo - math.exp(epsilon) * q_hi > delta
+    flagged = p_lo - _exp(epsilon) * q_hi > delta
     if p_lo <= delta:
         eps_lo = 0.0
     elif q_hi == 0:
@@ -173,6 +203,8 @@ def audit(
     grid
         Number of candidate events (quantiles, or outcome sets).
     """
+    if not callable(sampler):
+        raise TypeError(f"sampler must be callable as sampler(data, rng, size), got {sampler!r}")
     epsilon = check.nonnegative(epsilon, "epsilon")
     delta = check.delta(delta)
     samples = check.integer(samples, "samples", minimum=100)

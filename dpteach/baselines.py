@@ -10,14 +10,24 @@ the iterative algorithms of the later chapters beat.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from . import _validate as check
 from . import mechanisms
 from .data import Dataset
-from .privacy import PrivacyBudget
+from .privacy import PrivacyBudget, ZCDPBudget
 from .queries import Workload
+
+
+def _answers(answers: object) -> np.ndarray:
+    if isinstance(answers, Dataset | Workload):
+        raise TypeError(
+            f"answers must be the exact answers (a 1-D array), got a {type(answers).__name__}: "
+            "compute workload.answer(data.histogram()) first"
+        )
+    return check.array(answers, "answers", ndim=1)
 
 
 def laplace_answers(
@@ -26,15 +36,17 @@ def laplace_answers(
     n: int,
     epsilon: float,
     rng: np.random.Generator | int,
-    budget: PrivacyBudget | None = None,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
 ) -> np.ndarray:
     """The ``k`` exact answers plus independent ``Lap(k / (n eps))`` noise.
 
     Guarantee: ``epsilon``-DP under replace-one neighbours when ``answers`` are ``k`` linear
     queries with values in [0, 1] on a database of ``n`` records (L1 sensitivity ``k/n``;
     equivalently, basic composition of ``k`` answers at ``eps/k`` each). Dwork-Roth Thm 3.6.
+    The noise is :func:`~dpteach.mechanisms.laplace`'s floating-point-safe noise; a passed
+    Generator is consumed.
     """
-    a = check.array(answers, "answers", ndim=1)
+    a = _answers(answers)
     n = check.integer(n, "n", minimum=1)
     return mechanisms.laplace(a, sensitivity=a.size / n, epsilon=epsilon, rng=rng, budget=budget)
 
@@ -47,7 +59,7 @@ def gaussian_answers(
     delta: float,
     rng: np.random.Generator | int,
     calibration: str = "analytic",
-    budget: PrivacyBudget | None = None,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
 ) -> np.ndarray:
     """The ``k`` exact answers plus Gaussian noise calibrated to L2 sensitivity ``sqrt(k)/n``.
 
@@ -55,7 +67,7 @@ def gaussian_answers(
     values in [0, 1] on ``n`` records (the Gaussian mechanism, analytic calibration of Balle and
     Wang 2018 by default; see :func:`~dpteach.mechanisms.gaussian_sigma`).
     """
-    a = check.array(answers, "answers", ndim=1)
+    a = _answers(answers)
     n = check.integer(n, "n", minimum=1)
     return mechanisms.gaussian(
         a,
@@ -82,18 +94,27 @@ def max_error_sweep(
 
     For each ``k`` in ``ks`` and each trial, ``k`` queries are drawn from ``workload`` without
     replacement and answered by :func:`laplace_answers` (``epsilon``-DP) and
-    :func:`gaussian_answers` (``(epsilon, delta)``-DP).
+    :func:`gaussian_answers` (``(epsilon, delta)``-DP). ``data`` and ``workload`` must be over
+    the same universe. A passed Generator is consumed; the same seed gives the same table.
 
     Returns
     -------
     dict
         ``{"laplace": errors, "gaussian": errors}``, each of shape ``(len(ks), trials)``.
     """
-    if not isinstance(workload, Workload):
-        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
+    check.workload(workload)
+    check.dataset(data)
+    check.same_universe(data, workload)
+    epsilon = check.positive(epsilon, "epsilon")
+    delta = check.delta(delta, allow_zero=False)
     gen = check.rng(rng)
     trials = check.integer(trials, "trials", minimum=1)
+    if isinstance(ks, str | bytes) or not isinstance(ks, Sequence | np.ndarray):
+        raise TypeError(f"ks must be a sequence of integers, got {type(ks).__name__}")
     ks = [check.integer(k, "ks[i]", minimum=1) for k in ks]
+    if not ks:
+        raise ValueError("ks must hold at least one k")
+    check.dense_size(len(ks) * trials, "the table of errors")
     if max(ks) > workload.k:
         raise ValueError(f"ks must be at most the workload size {workload.k}, got {max(ks)}")
     true = workload.answer(data.histogram())

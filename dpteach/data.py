@@ -29,10 +29,10 @@ class Dataset:
     """
 
     def __init__(self, records: object, domain: Domain):
-        if not isinstance(domain, Domain):
-            raise TypeError(f"domain must be a Domain, got {type(domain).__name__}")
-        self.domain = domain
-        self.records = domain.validate_records(records)
+        self.domain = check.domain(domain)
+        if records is None or isinstance(records, str | bytes):
+            raise TypeError(f"records must be an (n, d) integer array, got {records!r}")
+        self.records = domain.validate_records(records)  # always a fresh copy
         if self.records.shape[0] == 0:
             raise ValueError("records must hold at least one record (n >= 1)")
 
@@ -58,6 +58,7 @@ class Dataset:
 
     def project(self, names: Sequence[str]) -> Dataset:
         """The same people restricted to the attributes ``names``."""
+        check.not_a_string(names, "names")
         axes = self.domain.axes(names)
         return Dataset(self.records[:, list(axes)], self.domain.project(names))
 
@@ -78,17 +79,21 @@ class Dataset:
         return Dataset(self.records[:n], self.domain)
 
     def sample(self, n: int, *, rng: np.random.Generator | int) -> Dataset:
-        """``n`` records drawn uniformly with replacement."""
+        """``n`` records drawn uniformly with replacement (a bootstrap sample). A passed
+        Generator is consumed; the same seed gives the same sample."""
         n = check.integer(n, "n", minimum=1)
+        check.dense_size(n * self.domain.d, "the sampled records")
         gen = check.rng(rng)
         return Dataset(self.records[gen.integers(0, self.n, size=n)], self.domain)
 
 
 def from_histogram(p: object, domain: Domain, n: int, *, rng: np.random.Generator | int) -> Dataset:
-    """Draw ``n`` i.i.d. records from the distribution ``p`` over ``domain``."""
-    domain.check_dense()
+    """Draw ``n`` i.i.d. records from the distribution ``p`` over ``domain`` (a passed Generator
+    is consumed; the same seed gives the same records)."""
+    check.domain(domain).check_dense()
     p = check.histogram(p, domain.size, "p")
     n = check.integer(n, "n", minimum=1)
+    check.dense_size(n * domain.d, "the records")
     idx = check.rng(rng).choice(domain.size, size=n, p=p / p.sum())
     return Dataset(domain.unravel(idx), domain)
 
@@ -103,9 +108,10 @@ def independent_data(
     """``n`` records whose attributes are independent.
 
     Each attribute's marginal distribution is drawn once from a symmetric Dirichlet with the
-    given ``concentration`` (small values give skewed marginals), then records are sampled.
+    given ``concentration`` (small values give skewed marginals), then records are sampled. A
+    passed Generator is consumed; the same seed gives the same records.
     """
-    n = check.integer(n, "n", minimum=1)
+    _check_synthetic(domain, n)
     concentration = check.positive(concentration, "concentration")
     gen = check.rng(rng)
     cols = [gen.choice(k, size=n, p=gen.dirichlet(np.full(k, concentration))) for k in domain.shape]
@@ -123,9 +129,10 @@ def correlated_data(
 
     Attribute 0 is drawn from a skewed distribution; attribute ``j+1`` copies attribute ``j``
     (scaled to its own range) with probability ``strength`` and is uniform otherwise.
-    ``strength = 0`` gives independent uniform attributes after the first.
+    ``strength = 0`` gives independent uniform attributes after the first. A passed Generator is
+    consumed; the same seed gives the same records.
     """
-    n = check.integer(n, "n", minimum=1)
+    _check_synthetic(domain, n)
     strength = check.real(strength, "strength")
     if not 0 <= strength <= 1:
         raise ValueError(f"strength must be in [0, 1], got {strength}")
@@ -137,3 +144,11 @@ def correlated_data(
         fresh = gen.integers(0, size, size=n)
         cols.append(np.where(gen.random(n) < strength, copied, fresh))
     return Dataset(np.stack(cols, axis=1), domain)
+
+
+def _check_synthetic(domain: object, n: object) -> None:
+    """The synthetic generators' memory: ``n x d`` records and one distribution per attribute."""
+    check.domain(domain)
+    n = check.integer(n, "n", minimum=1)
+    check.dense_size(n * domain.d, "the records")
+    check.dense_size(max(domain.shape), "an attribute's distribution")

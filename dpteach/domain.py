@@ -33,24 +33,36 @@ class Domain:
     """
 
     def __init__(self, attributes: Mapping[str, int] | Iterable[tuple[str, int]]):
+        if isinstance(attributes, str | bytes) or not isinstance(attributes, Mapping | Iterable):
+            raise TypeError(
+                "attributes must be a mapping {name: size} or a sequence of (name, size) pairs, "
+                f"got {type(attributes).__name__} {attributes!r}"
+            )
         items = list(attributes.items() if isinstance(attributes, Mapping) else attributes)
         if not items:
             raise ValueError("attributes must name at least one attribute")
-        names, sizes = [], []
-        for name, size in items:
+        check.dense_size(len(items), "the list of attributes", itemsize=128)
+        names, sizes, seen = [], [], set()
+        for item in items:
+            if isinstance(item, str) or not isinstance(item, Sequence) or len(item) != 2:
+                raise TypeError(f"attributes must be (name, size) pairs, got {item!r}")
+            name, size = item
             if not isinstance(name, str) or not name:
                 raise TypeError(f"attribute names must be non-empty strings, got {name!r}")
-            if name in names:
+            if name in seen:
                 raise ValueError(f"attribute {name!r} appears twice")
+            seen.add(name)
             names.append(name)
             sizes.append(check.integer(size, f"size of attribute {name!r}", minimum=1))
         self.names: tuple[str, ...] = tuple(names)
         self.shape: tuple[int, ...] = tuple(sizes)
+        self._index = {n: i for i, n in enumerate(names)}
 
     @classmethod
     def binary(cls, d: int) -> Domain:
-        """``d`` binary attributes named ``x0, ..., x{d-1}`` (the hypercube {0,1}^d)."""
+        """``d`` binary attributes ``x0, ..., x{d-1}`` (the hypercube {0,1}^d); linear in ``d``."""
         d = check.integer(d, "d", minimum=1)
+        check.dense_size(d, "the list of attributes", itemsize=128)
         return cls({f"x{j}": 2 for j in range(d)})
 
     @property
@@ -88,14 +100,14 @@ class Domain:
     def axis(self, name: str) -> int:
         """The position of attribute ``name``."""
         try:
-            return self.names.index(name)
-        except ValueError:
-            raise ValueError(f"unknown attribute {name!r}; known: {list(self.names)}") from None
+            return self._index[name]
+        except (KeyError, TypeError):
+            known = list(self.names) if self.d <= 20 else [*self.names[:20], "..."]
+            raise ValueError(f"unknown attribute {name!r}; known: {known}") from None
 
     def axes(self, names: Sequence[str]) -> tuple[int, ...]:
         """Positions of several attributes, refusing repeats."""
-        if isinstance(names, str):
-            raise TypeError("attribute names must be a sequence of strings, not one string")
+        check.not_a_string(names, "names")
         axes = tuple(self.axis(n) for n in names)
         if len(set(axes)) != len(axes):
             raise ValueError(f"attribute names must be distinct, got {list(names)}")
@@ -112,11 +124,15 @@ class Domain:
     def validate_records(self, records: object, name: str = "records") -> np.ndarray:
         """Return ``records`` as an ``(n, d)`` int64 array with every value in range."""
         arr = np.asarray(records)
+        if arr.dtype == bool:
+            arr = arr.astype(np.int64)
         if arr.ndim != 2 or arr.shape[1] != self.d:
             raise ValueError(f"{name} must have shape (n, {self.d}), got {arr.shape}")
         if arr.size and not np.issubdtype(arr.dtype, np.integer):
             if not (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr))):
                 raise TypeError(f"{name} must hold integer attribute values")
+            # integral floats: range-check before the cast, which would wrap huge values
+            arr = np.clip(arr, -1, max(self.shape))
         arr = arr.astype(np.int64)
         bad = (arr < 0) | (arr >= np.asarray(self.shape))
         if np.any(bad):
@@ -139,6 +155,8 @@ class Domain:
         idx = np.asarray(indices)
         if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
             raise TypeError("indices must be a 1-D integer array")
+        if idx.size == 0:
+            return np.zeros((0, self.d), dtype=np.int64)
         if np.any((idx < 0) | (idx >= self.size)):
             raise ValueError(f"indices must lie in 0..{self.size - 1}")
         return np.stack(np.unravel_index(idx, self.shape), axis=1).astype(np.int64)

@@ -114,12 +114,11 @@ def iterative_construction(
     released) and is charged ``eps_0`` per step as the run goes; approximate DP: charged
     ``(eps, delta)`` once, before the first step. ``distinguisher="exact"`` is not private.
     """
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
-    if not isinstance(workload, Workload):
-        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
-    if workload.domain_size != dua.domain_size or data.domain.size != dua.domain_size:
-        raise ValueError("data, workload and dua must share one universe")
+    check.same_universe(check.dataset(data), check.workload(workload))
+    if workload.domain_size != dua.domain_size:
+        raise ValueError("data, workload and dua must share one universe (dua.domain_size)")
+    if budget is not None and not isinstance(budget, PrivacyBudget):
+        raise TypeError(f"budget must be a PrivacyBudget or None, got {type(budget).__name__}")
     alpha = check.positive(alpha, "alpha")
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta)

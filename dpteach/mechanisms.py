@@ -24,11 +24,6 @@ from .privacy import PrivacyBudget, ZCDPBudget, advanced_composition, charge, ga
 Seed = np.random.Generator | int
 
 
-def _noisy(value: np.ndarray, noise_draw) -> float | np.ndarray:
-    out = value + noise_draw(value.shape)
-    return float(out) if out.ndim == 0 else out
-
-
 def _as_output(out: np.ndarray) -> float | np.ndarray:
     return float(out) if out.ndim == 0 else out
 
@@ -52,8 +47,9 @@ def laplace(
     for the released doubles: ``value`` is snapped to a power-of-two grid ``g`` and exact discrete
     Laplace noise is added in integer arithmetic (see :func:`safe_laplace_grid`; the noise scale
     is at most ``1 + 2^-10`` times ``sensitivity / epsilon``, and each coordinate's rounding step
-    is accounted for). Values beyond ``2^61 g`` in magnitude are clamped to it first (clamping
-    keeps the sensitivity, so it is private; it never depends on a refusal).
+    is accounted for). Values beyond ``2^61 g`` (about ``2^50 Delta``) in magnitude are clamped
+    to it first: clamping keeps the sensitivity, so it stays private, whereas refusing such a
+    value would make the refusal depend on the data.
 
     Parameters
     ----------
@@ -88,7 +84,7 @@ def laplace(
     if safe:
         noise = _noise.discrete_laplace(grid.scale, v.size, gen).reshape(v.shape)
         return _as_output(grid.release(grid.snap(v) + noise))
-    return _noisy(v, lambda shape: gen.laplace(0.0, scale, size=shape))
+    return _as_output(v + gen.laplace(0.0, scale, size=v.shape))
 
 
 def safe_laplace_grid(sensitivity: float, epsilon: float, *, k: int = 1) -> _noise.SafeGrid:
@@ -115,8 +111,8 @@ def grid_spacing(sensitivity: float, epsilon: float, *, k: int = 1) -> float:
 
 def _analytic_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
     """delta(sigma) of the Gaussian mechanism, exactly (Balle and Wang 2018, Thm 8)."""
-    a = sensitivity / (2 * sigma)
-    b = epsilon * sigma / sensitivity
+    a = sensitivity / sigma / 2  # (no overflow of 2 sigma or eps sigma near the largest double)
+    b = epsilon * (sigma / sensitivity)
     return float(special.ndtr(a - b) - math.exp(epsilon + special.log_ndtr(-a - b)))
 
 
@@ -136,15 +132,19 @@ def gaussian_sigma(
     if calibration == "classic":
         if epsilon >= 1:
             raise ValueError(f"epsilon must be < 1 for the classic calibration, got {epsilon}")
-        return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+        sigma = sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+        if not math.isfinite(sigma):
+            raise ValueError(f"sigma overflows for epsilon={epsilon:.3g}; use a larger epsilon")
+        return sigma
     if calibration != "analytic":
         raise ValueError(f"calibration must be 'analytic' or 'classic', got {calibration!r}")
-    # delta(sigma) decreases in sigma; bracket the root on a log scale and solve.
-    lo, hi = sensitivity * 1e-3 / epsilon, sensitivity / epsilon
-    while _analytic_delta(hi, sensitivity, epsilon) > delta:
-        hi *= 2
-    while _analytic_delta(lo, sensitivity, epsilon) <= delta:
-        lo /= 2
+    # delta(sigma) decreases in sigma; bracket the root on a log scale and solve. The epsilon = 0
+    # calibration (sigma ~ Delta / (delta sqrt(2 pi)) <= Delta / delta) bounds sigma above, so the
+    # bracket is finite for any epsilon, however tiny; each search halves or doubles at most
+    # 2,200 times (the range of a double), so it cannot hang.
+    hi = sensitivity * min(1 / epsilon, 1 / delta)
+    hi = _double_until(hi, lambda s: _analytic_delta(s, sensitivity, epsilon) <= delta, 2.0)
+    lo = _double_until(hi / 2, lambda s: _analytic_delta(s, sensitivity, epsilon) > delta, 0.5)
     root = optimize.brentq(
         lambda log_s: _analytic_delta(math.exp(log_s), sensitivity, epsilon) - delta,
         math.log(lo),
@@ -154,8 +154,22 @@ def gaussian_sigma(
     sigma = math.exp(root)
     # Round up so that the returned sigma is never (even by round-off) too small.
     while _analytic_delta(sigma, sensitivity, epsilon) > delta:
-        sigma *= 1 + 1e-9
+        sigma = max(sigma * (1 + 1e-9), math.nextafter(sigma, math.inf))
     return sigma
+
+
+def _double_until(x: float, done, factor: float) -> float:
+    """Multiply ``x`` by ``factor`` until ``done(x)``; ``ValueError`` if it leaves the doubles."""
+    for _ in range(2200):
+        if not (math.isfinite(x) and x > 0):
+            break
+        if done(x):
+            return x
+        x *= factor
+    raise ValueError(
+        "sigma of the Gaussian mechanism is not representable for these parameters "
+        "(sensitivity, epsilon, delta); use less extreme values"
+    )
 
 
 def gaussian(
@@ -184,7 +198,7 @@ def gaussian(
     v = check.array(value, "value")
     rho = gaussian_zcdp(sensitivity, sigma)
     charge(budget, epsilon, delta, label="gaussian", rho=rho)
-    return _noisy(v, lambda shape: gen.normal(0.0, sigma, size=shape))
+    return _as_output(v + gen.normal(0.0, sigma, size=v.shape))
 
 
 def exponential(
@@ -204,7 +218,10 @@ def exponential(
     is within ``2 Delta ln(R / beta) / eps`` of the best (Thm 3.11).
 
     ``size`` draws that many independent selections at once (for simulation and auditing; each
-    one is a separate ``epsilon``-DP release, so it cannot be combined with a ``budget``).
+    one is a separate ``epsilon``-DP release, so it cannot be combined with a ``budget``). The
+    budget (a :class:`~dpteach.privacy.ZCDPBudget`: ``epsilon^2/2``) is charged before the draw;
+    a passed Generator is consumed. Scores are shifted by their maximum first, so huge
+    ``scores x epsilon`` cannot overflow.
 
     Returns
     -------
@@ -219,7 +236,8 @@ def exponential(
     scale = check.finite_ratio(epsilon, 2 * sensitivity, "epsilon / (2 sensitivity)")
     gen = check.rng(rng)
     # Shifting by the best score changes no probability and keeps scale * u from overflowing.
-    logits = scale * (u - u.max())
+    with np.errstate(over="ignore"):  # -inf for scores too far below the best: probability 0
+        logits = scale * (u - u.max())
     if size is not None:
         size = check.integer(size, "size", minimum=1)
         if budget is not None:
@@ -251,8 +269,9 @@ class Sparse:
     actually used, ``T g`` (at most 0.1 % above Dwork-Roth's ``sigma``).
 
     Use :meth:`test` with each query's true value; it returns ``True`` for above, ``False`` for
-    below. A passed ``rng`` Generator is consumed: one draw on construction seeds the exact
-    integer sampler used for all of this object's noise.
+    below. Construction validates and charges but draws nothing; a passed ``rng`` Generator is
+    consumed by one draw at the first query, which seeds the exact integer sampler used for all
+    of this object's noise (the same seed gives the same answers).
     """
 
     def __init__(
@@ -269,10 +288,10 @@ class Sparse:
         self._configure(threshold, sensitivity, epsilon, cutoff, delta)
         self._rng = check.rng(rng)
         charge(budget, self.epsilon, self.delta, label=type(self).__name__)
-        self._source = _noise.scalar_source(self._rng)
+        self._source = None  # seeded from rng at the first draw: construction draws nothing
         self.above_count = 0
         self.answered = 0
-        self._noisy_threshold = self._draw_threshold()
+        self._noisy_threshold: int | None = None  # drawn with the first query
 
     def _configure(self, threshold, sensitivity, epsilon, cutoff, delta) -> None:
         """Validate and derive every parameter; draws nothing, charges nothing."""
@@ -300,8 +319,13 @@ class Sparse:
 
     def _draw_threshold(self) -> int:
         """The noisy threshold, in grid units."""
-        noise = _noise.discrete_laplace_scalar(self._grid.scale, self._source)
-        return self._threshold_units + noise
+        return self._threshold_units + self._noise(self._grid.scale)
+
+    def _noise(self, scale: int) -> int:
+        """One exact discrete Laplace draw of integer ``scale`` (grid units)."""
+        if self._source is None:
+            self._source = _noise.scalar_source(self._rng)
+        return _noise.discrete_laplace_scalar(scale, self._source)
 
     @property
     def halted(self) -> bool:
@@ -314,11 +338,12 @@ class Sparse:
             raise RuntimeError(f"{type(self).__name__} has halted after {self.cutoff} above(s)")
         self.answered += 1
         units = self._grid.snap_scalar(value)
-        noise = _noise.discrete_laplace_scalar(2 * self._grid.scale, self._source)
-        above = units + noise >= self._noisy_threshold
+        if self._noisy_threshold is None:
+            self._noisy_threshold = self._draw_threshold()
+        above = units + self._noise(2 * self._grid.scale) >= self._noisy_threshold
         if above:
             self.above_count += 1
-            self._noisy_threshold = self._draw_threshold()
+            self._noisy_threshold: int | None = None  # drawn with the first query
         return bool(above)
 
     def test(self, value: float) -> bool:
@@ -390,5 +415,5 @@ class NumericSparse(Sparse):
         if not self._compare(value):
             return None
         g = self._answer_grid
-        noise = _noise.discrete_laplace_scalar(g.scale, self._source)
+        noise = self._noise(g.scale)
         return math.ldexp(float(g.snap_scalar(value) + noise), g.exponent)

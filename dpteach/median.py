@@ -37,6 +37,7 @@ def small_databases(domain_size: int, m: int) -> np.ndarray:
             f"there are {count:,} databases of m={m} records over {size} cells, more than the "
             f"limit {MAX_CANDIDATES:,}; choose a smaller m or universe"
         )
+    check.dense_size(count * max(size, m), f"the {count:,} candidate databases over {size} cells")
     cells = np.array(list(itertools.combinations_with_replacement(range(size), m)), dtype=np.int64)
     hist = np.zeros((count, size))
     np.add.at(hist, (np.repeat(np.arange(count), m), cells.ravel()), 1.0)

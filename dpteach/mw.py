@@ -22,7 +22,7 @@ import numpy as np
 from . import _validate as check
 from .data import Dataset
 from .mechanisms import Sparse, exponential, laplace
-from .privacy import BudgetExceededError, PrivacyBudget
+from .privacy import BudgetExceededError, PrivacyBudget, charge
 from .queries import MarginalWorkload, NegatedWorkload, Workload
 from .results import Result, Round, kl_divergence
 from .theory import mw_mistake_bound as mistake_bound
@@ -118,20 +118,12 @@ def _snapshot(result_snapshots: dict, t: int, p_hat: np.ndarray, wanted: Sequenc
 
 
 def _prepare(data: Dataset, workload: Workload) -> tuple[np.ndarray, int]:
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
-    if not isinstance(workload, Workload):
-        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
-    if workload.domain_size != data.domain.size:
-        raise ValueError(
-            f"workload is over {workload.domain_size} cells but data over {data.domain.size}"
-        )
+    check.same_universe(check.dataset(data), check.workload(workload))
     return data.histogram(), data.n
 
 
 def _charge(budget: PrivacyBudget | None, epsilon: float, label: str) -> None:
-    if budget is not None:
-        budget.charge(epsilon, label=label)
+    charge(budget, epsilon, label=label)  # a ZCDPBudget is charged epsilon^2/2
 
 
 def private_mw(
@@ -256,19 +248,24 @@ def mwem(
 
 
 def _mw_pass(p_hat, workload, slices, measured, by_marginal) -> np.ndarray:
-    """One pass of the HLM12 update over every measurement (post-processing)."""
+    """One pass of the HLM12 update over every measurement (post-processing), in log space: the
+    weights are kept as logarithms and normalised by log-sum-exp, so huge noisy measurements (small
+    n eps) cannot overflow or underflow every weight to 0 and NaN."""
+    with np.errstate(divide="ignore"):
+        log_p = np.log(p_hat)
     for m, y in measured:
+        p_hat = np.exp(log_p)
         if by_marginal:
             estimate = workload.table(p_hat, m)
             table = y.reshape(estimate.shape) - estimate
-            log_factor = 0.5 * np.broadcast_to(workload.broadcast_table(m, table),
-                                               workload.domain.shape).ravel()  # fmt: skip
-            w = p_hat * np.exp(log_factor - log_factor.max())
-            p_hat = w / w.sum()
+            log_p = log_p + 0.5 * np.broadcast_to(workload.broadcast_table(m, table),
+                                                  workload.domain.shape).ravel()  # fmt: skip
         else:
             q = workload._query(m)
-            p_hat = mw_update(p_hat, q, -0.5 * (y[0] - q @ p_hat))
-    return p_hat
+            log_p = log_p + 0.5 * (y[0] - q @ p_hat) * q
+        log_p = log_p - log_p.max()  # log-sum-exp normalisation, by hand (scipy's is slow)
+        log_p = log_p - np.log(np.exp(log_p).sum())
+    return np.exp(log_p)
 
 
 class OnlinePMW:
@@ -303,24 +300,24 @@ class OnlinePMW:
         max_hard: int | None = None,
         budget: PrivacyBudget | None = None,
     ):
-        if not isinstance(data, Dataset):
-            raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
+        check.dataset(data)
         self.alpha = _alpha(alpha)
         self.epsilon = check.positive(epsilon, "epsilon")
         size = data.domain.size
-        default = math.ceil(2 * mistake_bound(size, self.alpha))
+        default = max(1, math.ceil(2 * mistake_bound(size, self.alpha)))  # |X| = 1: bound 0
         self.max_hard = (
             default if max_hard is None else check.integer(max_hard, "max_hard", minimum=1)
         )
         gen = check.rng(rng)
+        n = data.n
+        # built first (it validates and draws nothing), then the whole epsilon is charged
+        self._sparse = Sparse(self.alpha, sensitivity=1 / n, epsilon=self.epsilon / 2,
+                              rng=gen, cutoff=self.max_hard)  # fmt: skip
         _charge(budget, self.epsilon, f"online PMW (c={self.max_hard})")
         self._rng = gen
-        n = data.n
         p = data.histogram()
         self._true_answer: Callable[[np.ndarray], float] = lambda q: float(q @ p)
         self._sensitivity = 1 / n
-        self._sparse = Sparse(self.alpha, sensitivity=1 / n, epsilon=self.epsilon / 2,
-                              rng=gen, cutoff=self.max_hard)  # fmt: skip
         self._eps_answer = self.epsilon / (2 * self.max_hard)
         self.p_hat = _uniform(size)
         self.hard = 0

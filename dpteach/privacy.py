@@ -10,14 +10,32 @@ Conventions (Dwork and Roth 2014; Bun and Steinke 2016):
   ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP; zCDP composes by adding ``rho``.
 
 The budgets are charged *before* anything is released. A charge that would overspend raises
-:class:`BudgetExceededError` and changes nothing, so a refusal releases nothing. Whether a refusal
-happens depends only on the (public) sequence of charges, never on the data.
+:class:`BudgetExceededError` and changes nothing, so a refusal releases nothing.
+
+Which refusals can depend on the data, exactly:
+
+* a budget refusal depends only on the (public) sequence of charges and the budget's total;
+  parameter checks (``ValueError``/``TypeError``) depend only on the arguments' types, shapes and
+  public parameters — never on the values of private data;
+* :func:`~dpteach.mechanisms.laplace` and the sparse-vector classes never refuse because of a
+  value's magnitude: values beyond the safe grid's range are *clamped* (a 1-Lipschitz map, so
+  the sensitivity and the guarantee are unchanged);
+* the sparse-vector classes halt after ``c`` "above" answers and online PMW after its hard-query
+  cutoff, and private MW stops early: these stops do depend on the data, but only through
+  outputs that were already released privately (the above answers, the noisy measurements), so
+  they are post-processing and cost nothing beyond the charge;
+* a refusal *caused by the data's values* would itself leak (the auditing appendix catches
+  ``_broken.refuses_when_count_is_zero``): none of the package's mechanisms does that.
+
+A pure-DP step charged to a :class:`ZCDPBudget` costs ``rho = eps^2/2``; an approximate-DP step
+cannot be charged to one; nothing is ever converted the other way silently (use
+:func:`zcdp_to_approx_dp` explicitly). Overflowing bounds are returned as ``inf``, never raised.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from . import _validate as check
@@ -34,11 +52,29 @@ def basic_composition(
     epsilons: Sequence[float], deltas: Sequence[float] | None = None
 ) -> tuple[float, float]:
     """Total ``(eps, delta)`` of adaptively composed mechanisms (Dwork-Roth Thm 3.16)."""
-    eps = [check.nonnegative(e, "epsilons[i]") for e in epsilons]
-    dels = [0.0] * len(eps) if deltas is None else [check.delta(d, "deltas[i]") for d in deltas]
+    eps = [check.nonnegative(e, "epsilons[i]") for e in _sequence(epsilons, "epsilons")]
+    dels = (
+        [0.0] * len(eps)
+        if deltas is None
+        else [check.delta(d, "deltas[i]") for d in _sequence(deltas, "deltas")]
+    )
     if len(dels) != len(eps):
         raise ValueError(f"deltas must have {len(eps)} entries, got {len(dels)}")
-    return math.fsum(eps), math.fsum(dels)
+    return _sum(eps), _sum(dels)
+
+
+def _sequence(values: object, name: str) -> list:
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence of numbers, got {type(values).__name__}")
+    return list(values)
+
+
+def _sum(values: Sequence[float]) -> float:
+    """``math.fsum``, but ``inf`` instead of an ``OverflowError``."""
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        return math.inf
 
 
 def advanced_composition(
@@ -52,10 +88,9 @@ def advanced_composition(
     k = check.integer(k, "k", minimum=1)
     delta_prime = check.delta(delta_prime, "delta_prime", allow_zero=False)
     delta = check.delta(delta, "delta")
-    total = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(
-        epsilon
-    )
-    return total, k * delta + delta_prime
+    growth = math.expm1(epsilon) if epsilon < 700 else math.inf  # e^eps - 1 overflows past 709
+    total = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * growth
+    return total, min(k * delta + delta_prime, math.inf)
 
 
 def advanced_composition_step(epsilon: float, k: int, delta: float) -> float:
@@ -74,15 +109,15 @@ def advanced_composition_step(epsilon: float, k: int, delta: float) -> float:
 
 def pure_to_zcdp(epsilon: float) -> float:
     """``eps``-DP implies ``eps^2 / 2``-zCDP (Bun-Steinke 2016, Prop. 1.4)."""
-    return check.nonnegative(epsilon, "epsilon") ** 2 / 2
+    epsilon = check.nonnegative(epsilon, "epsilon")
+    return epsilon * epsilon / 2  # inf, not an OverflowError, for huge epsilon
 
 
 def gaussian_zcdp(sensitivity: float, sigma: float) -> float:
     """The Gaussian mechanism with L2 sensitivity ``Delta`` and std ``sigma`` is
     ``Delta^2 / (2 sigma^2)``-zCDP (Bun-Steinke 2016, Prop. 1.6)."""
-    return check.positive(sensitivity, "sensitivity") ** 2 / (
-        2 * check.positive(sigma, "sigma") ** 2
-    )
+    sensitivity, sigma = check.positive(sensitivity, "sensitivity"), check.positive(sigma, "sigma")
+    return (sensitivity / sigma) * (sensitivity / sigma) / 2
 
 
 def zcdp_to_approx_dp(rho: float, delta: float) -> float:
@@ -135,11 +170,11 @@ class PrivacyBudget:
 
     @property
     def spent_epsilon(self) -> float:
-        return math.fsum(c.epsilon for c in self.ledger)
+        return _sum([c.epsilon for c in self.ledger])
 
     @property
     def spent_delta(self) -> float:
-        return math.fsum(c.delta for c in self.ledger)
+        return _sum([c.delta for c in self.ledger])
 
     @property
     def remaining_epsilon(self) -> float:
@@ -179,8 +214,10 @@ class PrivacyBudget:
 class ZCDPBudget:
     """A ``rho``-zCDP budget; zCDP composes by adding ``rho`` (Bun-Steinke 2016, Lemma 2.3).
 
-    Pure ``eps``-DP steps are charged ``eps^2/2`` (:meth:`charge_pure`); the total converts to
-    ``(eps, delta)``-DP with :meth:`to_approx_dp`.
+    A different kind from :class:`PrivacyBudget`: its :meth:`charge` takes ``rho``, never an
+    epsilon. Pure ``eps``-DP steps are charged ``eps^2/2`` (:meth:`charge_pure`, and every
+    mechanism given a ``ZCDPBudget`` does so through :func:`charge`); the total converts to
+    ``(eps, delta)``-DP only explicitly, with :meth:`to_approx_dp`.
     """
 
     def __init__(self, rho: float):
@@ -189,7 +226,7 @@ class ZCDPBudget:
 
     @property
     def spent(self) -> float:
-        return math.fsum(r for _, r in self.ledger)
+        return _sum([r for _, r in self.ledger])
 
     @property
     def remaining(self) -> float:

@@ -13,6 +13,7 @@ Marginal workloads never build a ``k x |X|`` matrix: the ``l``-way marginal on a
 from __future__ import annotations
 
 import itertools
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
@@ -23,9 +24,15 @@ from .domain import Domain
 
 
 class Workload(ABC):
-    """A finite set of ``k`` linear queries over a universe of size ``domain_size``."""
+    """A finite set of ``k`` linear queries over a universe of size ``domain_size``.
+
+    ``domain`` is the :class:`~dpteach.domain.Domain` the queries are over, when known (always
+    for marginals; for a :class:`MatrixWorkload` if given): algorithms then refuse data from a
+    different universe even when its size is the same.
+    """
 
     domain_size: int
+    domain: Domain | None = None
 
     @property
     @abstractmethod
@@ -48,7 +55,15 @@ class Workload(ABC):
         return self.k
 
     def answer(self, p: object) -> np.ndarray:
-        """All answers ``(q_1(p), ..., q_k(p))`` on a normalised histogram ``p``."""
+        """All answers ``(q_1(p), ..., q_k(p))`` on a normalised histogram ``p`` (or on a
+        :class:`~dpteach.data.Dataset` over the same universe: its histogram). Non-private."""
+        from .data import Dataset
+
+        if isinstance(p, Dataset):
+            check.same_universe(p, self, names="p (a Dataset) and the workload")
+            return self._answer(p.histogram())
+        if p is None:
+            raise TypeError("p must be a normalised histogram (a 1-D array), got None")
         return self._answer(check.histogram(p, self.domain_size, "p"))
 
     def query(self, i: int) -> np.ndarray:
@@ -91,17 +106,33 @@ class MatrixWorkload(Workload):
         Optional names of the queries.
     """
 
-    def __init__(self, matrix: object, labels: Sequence[str] | None = None):
+    def __init__(
+        self,
+        matrix: object,
+        labels: Sequence[str] | None = None,
+        *,
+        domain: Domain | None = None,
+    ):
+        if isinstance(matrix, str | bytes):
+            raise TypeError(f"matrix must be a 2-D numeric array, got the string {matrix!r}")
         q = check.array(matrix, "matrix", ndim=2)
         if q.shape[0] == 0 or q.shape[1] == 0:
             raise ValueError(f"matrix must have at least one query and one cell, got {q.shape}")
         if np.any((q < 0) | (q > 1)):
             raise ValueError("matrix entries (query values) must lie in [0, 1]")
-        if labels is not None and len(labels) != q.shape[0]:
-            raise ValueError(f"labels must have {q.shape[0]} entries, got {len(labels)}")
-        self._matrix = q
-        self._labels = None if labels is None else list(labels)
+        if labels is not None:
+            if isinstance(labels, str | bytes):
+                raise TypeError(f"labels must be a sequence of strings, not the string {labels!r}")
+            if len(labels) != q.shape[0]:
+                raise ValueError(f"labels must have {q.shape[0]} entries, got {len(labels)}")
+        if domain is not None and check.domain(domain).size != q.shape[1]:
+            raise ValueError(
+                f"domain has {domain.size} cells but the matrix has {q.shape[1]} columns"
+            )
+        self._matrix = q.copy()  # the caller's array is never shared or modified
+        self._labels = None if labels is None else [str(label) for label in labels]
         self.domain_size = q.shape[1]
+        self.domain = domain
 
     @property
     def k(self) -> int:
@@ -137,15 +168,20 @@ class MarginalWorkload(Workload):
     """
 
     def __init__(self, domain: Domain, marginals: Sequence[Sequence[str]]):
-        if not isinstance(domain, Domain):
-            raise TypeError(f"domain must be a Domain, got {type(domain).__name__}")
+        check.domain(domain)
+        check.not_a_string(marginals, "marginals")
+        marginals = list(marginals)
         if len(marginals) == 0:
             raise ValueError("marginals must contain at least one attribute set")
+        check.dense_size(len(marginals), "the list of attribute sets", itemsize=64)
+        for m in marginals:
+            check.not_a_string(m, "each attribute set in marginals")
         self.domain = domain
         self.domain_size = domain.size
         self.marginals: tuple[tuple[str, ...], ...] = tuple(tuple(m) for m in marginals)
         self._axes = [domain.axes(m) for m in self.marginals]
-        sizes = [int(np.prod([domain.shape[a] for a in ax], dtype=np.int64)) for ax in self._axes]
+        sizes = [math.prod(domain.shape[a] for a in ax) for ax in self._axes]  # exact ints
+        check.dense_size(sum(sizes), "the marginals' answers (k)")
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
     @classmethod
@@ -153,11 +189,16 @@ class MarginalWorkload(Workload):
         cls, domain: Domain, way: int, attributes: Sequence[str] | None = None
     ) -> MarginalWorkload:
         """All ``way``-way marginals over ``attributes`` (default: every attribute)."""
+        check.domain(domain)
+        if attributes is not None:
+            check.not_a_string(attributes, "attributes")
         names = list(domain.names if attributes is None else attributes)
         domain.axes(names)
         way = check.integer(way, "way", minimum=1)
         if way > len(names):
             raise ValueError(f"way must be at most the number of attributes {len(names)}")
+        # count the attribute sets before building them
+        check.dense_size(math.comb(len(names), way), f"the {way}-way attribute sets", itemsize=64)
         return cls(domain, list(itertools.combinations(names, way)))
 
     @property
@@ -235,10 +276,9 @@ class NegatedWorkload(Workload):
     """
 
     def __init__(self, base: Workload):
-        if not isinstance(base, Workload):
-            raise TypeError(f"base must be a Workload, got {type(base).__name__}")
-        self.base = base
+        self.base = check.workload(base, "base")
         self.domain_size = base.domain_size
+        self.domain = base.domain
 
     @property
     def k(self) -> int:
@@ -262,8 +302,9 @@ class SubsetWorkload(Workload):
     """Some of another workload's queries, e.g. the first ``k`` or a random sample of them."""
 
     def __init__(self, base: Workload, indices: Sequence[int]):
-        if not isinstance(base, Workload):
-            raise TypeError(f"base must be a Workload, got {type(base).__name__}")
+        check.workload(base, "base")
+        if isinstance(indices, str | bytes):
+            raise TypeError("indices must be a non-empty 1-D sequence of integers")
         idx = np.asarray(indices)
         if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
             raise TypeError("indices must be a non-empty 1-D sequence of integers")
@@ -272,6 +313,7 @@ class SubsetWorkload(Workload):
         self.base = base
         self.indices = idx.astype(np.int64)
         self.domain_size = base.domain_size
+        self.domain = base.domain
 
     @property
     def k(self) -> int:
@@ -288,9 +330,16 @@ class SubsetWorkload(Workload):
 
 
 def random_queries(
-    domain_size: int, k: int, *, rng: np.random.Generator | int, density: float = 0.5
+    domain_size: int | Domain, k: int, *, rng: np.random.Generator | int, density: float = 0.5
 ) -> MatrixWorkload:
-    """``k`` random counting queries: each cell of X is counted independently w.p. ``density``."""
+    """``k`` random counting queries: each cell of X is counted independently w.p. ``density``.
+
+    ``domain_size`` may be a :class:`~dpteach.domain.Domain` (the workload then knows its
+    universe). A passed Generator is consumed; the same seed gives the same queries.
+    """
+    domain = domain_size if isinstance(domain_size, Domain) else None
+    if domain is not None:
+        domain_size = domain.size
     domain_size = check.integer(domain_size, "domain_size", minimum=1)
     k = check.integer(k, "k", minimum=1)
     density = check.real(density, "density")
@@ -298,4 +347,4 @@ def random_queries(
         raise ValueError(f"density must be in (0, 1), got {density}")
     check.dense_size(k * domain_size, "the query matrix")
     gen = check.rng(rng)
-    return MatrixWorkload((gen.random((k, domain_size)) < density).astype(float))
+    return MatrixWorkload((gen.random((k, domain_size)) < density).astype(float), domain=domain)

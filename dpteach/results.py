@@ -6,12 +6,14 @@ its answers to the workload, and a ``trace`` with one :class:`Round` per round. 
 tests and benchmarks read the trace; nothing is re-run in a notebook to draw a figure.
 
 The diagnostics (true max error, KL potential) are computed from the private data for teaching
-and testing; they are *not* part of the private output.
+and testing; they are **not** part of the private output and must never be published:
+:data:`Round.NON_PRIVATE` names them, and :meth:`Result.release` returns a copy without them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from typing import ClassVar
 
 import numpy as np
 
@@ -35,6 +37,8 @@ def max_error(true_answers: object, answers: object) -> float:
     b = check.array(answers, "answers", ndim=1)
     if a.shape != b.shape:
         raise ValueError(f"answers must have shape {a.shape}, got {b.shape}")
+    if a.size == 0:
+        raise ValueError("answers must not be empty (the max error of no answers is undefined)")
     return float(np.max(np.abs(a - b)))
 
 
@@ -53,13 +57,17 @@ class Round:
     updated
         Whether the synthetic database was updated this round.
     max_error
-        True max error of the synthetic database over the workload after the round
-        (a non-private diagnostic).
+        NON-PRIVATE: true max error of the synthetic database over the workload after the round,
+        computed from the private data (a teaching diagnostic; never publish it).
     potential
-        ``D(p || p_hat_t)`` after the round where it applies (non-private diagnostic).
+        NON-PRIVATE: ``D(p || p_hat_t)`` after the round where it applies, computed from the
+        private data (never publish it).
     epsilon_spent
         Privacy spent so far (in the algorithm's own accounting: epsilon, or rho for zCDP).
     """
+
+    #: The fields computed from the private data: diagnostics, not part of the private output.
+    NON_PRIVATE: ClassVar[tuple[str, ...]] = ("max_error", "potential")
 
     round: int
     query: int | None = None
@@ -81,7 +89,9 @@ class Result:
     answers
         The workload's answers computed from ``synthetic`` (post-processing, so private).
     trace
-        One :class:`Round` per round.
+        One :class:`Round` per round. Its :data:`Round.NON_PRIVATE` fields (``max_error``,
+        ``potential``) are computed from the private data: use :meth:`release` for what may be
+        published.
     snapshots
         Synthetic histograms at chosen rounds (``round -> p_hat_t``), for pictures.
     info
@@ -104,3 +114,12 @@ class Result:
     @property
     def rounds(self) -> int:
         return len(self.trace)
+
+    def release(self) -> Result:
+        """A copy without the non-private trace fields (set to NaN); synthetic data, answers,
+        snapshots and ``info`` are copied as they are (the algorithms put only released or public
+        quantities there)."""
+        blank = {name: float("nan") for name in Round.NON_PRIVATE}
+        trace = [replace(r, **blank) for r in self.trace]
+        snapshots = {t: s.copy() for t, s in self.snapshots.items()}
+        return Result(self.synthetic.copy(), self.answers.copy(), trace, snapshots, dict(self.info))

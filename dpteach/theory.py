@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import special
 
 from . import _validate as check
 from .mechanisms import gaussian_sigma
@@ -32,14 +33,22 @@ def laplace_max_error(k: int, n: int, epsilon: float, beta: float = 0.05) -> flo
     ``max_i |error_i| <= (k / (n eps)) ln(k / beta)`` (Dwork-Roth Thm 3.8). Grows like k log k.
     """
     k, n, epsilon, beta = _common(k, n, epsilon, beta)
-    return k / (n * epsilon) * math.log(k / beta)
+    if k > 2**1000:  # k / (n eps) overflows a double: the bound is vacuous
+        return math.inf
+    return k / (n * epsilon) * (math.log(k) - math.log(beta))
 
 
 def laplace_expected_max_error(k: int, n: int, epsilon: float) -> float:
     """``E[max_i |Lap(b)_i|] = b H_k`` with ``b = k / (n eps)``: the max of ``k`` i.i.d.
     exponentials has mean ``b (1 + 1/2 + ... + 1/k)`` (an exact formula, not a bound)."""
     k, n, epsilon, _ = _common(k, n, epsilon, 0.5)
-    harmonic = float(np.sum(1.0 / np.arange(1, k + 1)))
+    if k > 2**1000:
+        return math.inf
+    # H_k = digamma(k + 1) + Euler's gamma: O(1) for any k (the sum for small k, for exactness)
+    if k <= 1000:
+        harmonic = math.fsum(1 / i for i in range(1, k + 1))
+    else:
+        harmonic = float(special.digamma(k + 1)) + float(np.euler_gamma)
     return k / (n * epsilon) * harmonic
 
 
@@ -80,7 +89,11 @@ def mw_mistake_bound(domain_size: int, alpha: float) -> float:
     never negative, and each mistake lowers it by at least ``eta alpha - eta^2 = alpha^2/4``.
     """
     size = check.integer(domain_size, "domain_size", minimum=1)
-    return 4 * math.log(size) / check.positive(alpha, "alpha") ** 2
+    alpha = check.positive(alpha, "alpha")
+    if size == 1:
+        return 0.0  # nothing to learn (and no 0/0 when alpha^2 underflows)
+    with np.errstate(divide="ignore", over="ignore"):
+        return float(np.float64(4 * math.log(size)) / np.float64(alpha * alpha))
 
 
 def private_mw_sample_size(
@@ -99,7 +112,10 @@ def private_mw_sample_size(
     k = check.integer(k, "k", minimum=1)
     epsilon = check.positive(epsilon, "epsilon")
     beta = check.probability(beta, "beta")
-    rounds = math.ceil(mw_mistake_bound(domain_size, alpha))
+    bound = mw_mistake_bound(domain_size, alpha)
+    if not math.isfinite(bound):  # alpha so small that alpha^2 underflows: no finite n works
+        return math.inf
+    rounds = math.ceil(bound)
     return 8 * rounds * math.log(4 * k * rounds / beta) / (epsilon * alpha)
 
 

@@ -1,16 +1,25 @@
-"""The one figure style of the book.
+"""The one figure style of the book, and figures whose sliders move in the static website.
 
 Colour-blind-safe Okabe-Ito palette, labelled axes, legends, theoretical bounds as dashed lines,
-PNG output in notebooks (SVG embeds a timestamp and would change on every run).
+PNG output in notebooks (SVG embeds a timestamp and would change on every run). Figures carry
+their own opaque white background, so they stay readable in the website's dark mode.
+
+:func:`static_figure` precomputes a drawing function on a grid of slider positions and swaps the
+images with plain HTML range inputs (no kernel needed); :func:`explorable` shows the live
+ipywidgets version in Jupyter and the static one in the book, from the same drawing function.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+
+if TYPE_CHECKING:
+    import ipywidgets
 
 #: Okabe and Ito (2008) colour-blind-safe palette.
 PALETTE = {
@@ -31,6 +40,12 @@ STYLE = {
     "axes.spines.right": False,
     "axes.grid": True,
     "grid.alpha": 0.3,
+    # An opaque background of its own: readable on the website's light and dark themes alike
+    # (matplotlib-inline's default is a transparent figure, black text on a dark page).
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "savefig.transparent": False,
     "figure.dpi": 100,
     "savefig.dpi": 100,
     "figure.figsize": (6.4, 3.8),
@@ -165,3 +180,245 @@ def histogram_animation(
         html = anim.to_jshtml(default_mode="once")
         plt.close(fig)
     return re.sub(r'<link rel="stylesheet"[^>]*https?://[^>]*>', "", html)
+
+
+# --- Figures whose sliders move without a kernel -------------------------------------------------
+
+#: What the static sliders run in the page: pick the frame of the chosen grid point, show values.
+_STATIC_JS = """(function () {
+  "use strict";
+  var root = document.currentScript.parentNode;
+  var spec = JSON.parse(root.querySelector("script.dpteach-frames").textContent);
+  var img = root.querySelector("img");
+  var first = img.getAttribute("src");
+  var inputs = root.querySelectorAll("input[type=range]");
+  function update() {
+    var k = 0;
+    inputs.forEach(function (input, i) {
+      var pos = Number(input.value);
+      k = k * spec.labels[i].length + pos;
+      input.parentNode.querySelector("output").textContent = spec.labels[i][pos];
+      input.setAttribute("aria-valuetext", spec.labels[i][pos]);
+    });
+    img.setAttribute("src", spec.frames[spec.index[k]] || first);
+  }
+  inputs.forEach(function (input) { input.addEventListener("input", update); });
+})();"""
+
+_STATIC_CSS = (
+    ".dpteach-static{margin:.5em 0}"
+    ".dpteach-static label{display:inline-flex;align-items:center;gap:.4em;margin:0 1.2em .3em 0}"
+    ".dpteach-static output{min-width:3.5em;font-variant-numeric:tabular-nums}"
+    ".dpteach-static img{max-width:100%;height:auto;display:block}"
+)
+
+
+def _format_value(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return format(float(value), ".3g")
+    return str(value)
+
+
+def _same(a, b) -> bool:
+    """Equal, or equal up to rounding (a log slider's value may differ in the last digit)."""
+    numbers = (int, float, np.integer, np.floating)
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        return bool(np.isclose(a, b, rtol=1e-9, atol=0))
+    return a == b
+
+
+def _render_png(draw, values: dict, *, dpi: int, colors: int | None) -> bytes:
+    """``draw(**values)`` to PNG bytes at ``dpi``, quantised to a ``colors`` palette (Pillow)."""
+    import io
+
+    from PIL import Image
+
+    before = set(plt.get_fignums())
+    with mpl.rc_context(STYLE):
+        draw(**values)
+        new = [n for n in plt.get_fignums() if n not in before]
+        if len(new) != 1:
+            for n in new:
+                plt.close(n)
+            raise ValueError(f"draw must create exactly one figure; it created {len(new)}")
+        fig = plt.figure(new[0])
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi)
+        plt.close(fig)
+    if colors is None:
+        return buf.getvalue()
+    image = Image.open(buf).convert("RGB").quantize(colors=colors, dither=0)
+    out = io.BytesIO()
+    image.save(out, format="png", optimize=True)
+    return out.getvalue()
+
+
+class StaticFigure:
+    """Precomputed frames of a figure with HTML range sliders; see :func:`static_figure`.
+
+    Attributes: ``names`` (slider names), ``grid`` (their values), ``default`` (the position
+    shown first, one index per slider), ``positions`` (grid points), ``frames`` (distinct PNGs),
+    ``html`` (the self-contained HTML) and ``nbytes`` (its size in bytes, what a page grows by).
+    """
+
+    def __init__(self, names, grid, default, labels, frames, index, *, alt: str):
+        import base64
+        import html
+        import json
+
+        self.names, self.grid, self.default = list(names), [list(g) for g in grid], tuple(default)
+        self.positions = len(index)
+        self.frames = frames
+        flat = 0
+        for pos, values in zip(self.default, self.grid):
+            flat = flat * len(values) + pos
+        uris = ["data:image/png;base64," + base64.b64encode(f).decode("ascii") for f in frames]
+        first = uris[index[flat]]
+        uris[index[flat]] = ""  # the <img> already holds it; the script reads it from there
+        value_labels = [[_format_value(v) for v in values] for values in self.grid]
+        spec = json.dumps({"labels": value_labels, "frames": uris, "index": index},
+                          separators=(",", ":"))  # fmt: skip
+        controls = "".join(
+            f'<label>{html.escape(label)} <input type="range" min="0" max="{len(values) - 1}" '
+            f'step="1" value="{pos}" name="{html.escape(name)}" '
+            f'aria-valuetext="{html.escape(values[pos])}"> '
+            f"<output>{html.escape(values[pos])}</output></label>"
+            for name, label, values, pos in zip(self.names, labels, value_labels, self.default)
+        )
+        self.html = (
+            f'<div class="dpteach-static"><style>{_STATIC_CSS}</style>'
+            f'<div class="dpteach-static-controls">{controls}</div>'
+            f'<img src="{first}" alt="{html.escape(alt)}">'
+            f'<script type="application/json" class="dpteach-frames">{spec}</script>'
+            f"<script>{_STATIC_JS}</script></div>"
+        )
+        self.nbytes = len(self.html.encode("utf-8"))
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        sliders = ", ".join(f"{n} ({len(g)})" for n, g in zip(self.names, self.grid))
+        return (f"StaticFigure({sliders}: {self.positions} positions, {len(self.frames)} "
+                f"distinct frames, {self.nbytes / 1e6:.2f} MB)")  # fmt: skip
+
+
+def static_figure(
+    draw: Callable[..., None],
+    *,
+    default: dict | None = None,
+    labels: dict[str, str] | None = None,
+    dpi: int = 100,
+    colors: int | None = 256,
+    alt: str = "figure",
+    **grid: Sequence,
+) -> StaticFigure:
+    """A figure whose sliders move in a static web page: ``draw`` precomputed on a grid.
+
+    ``draw(**values)`` must be a pure function of its slider values that creates exactly one
+    matplotlib figure (``viz.subplots``); it is called once for every point of the grid given by
+    the keyword arguments (``epsilon=[0.1, 1, 10], n=[100, 1000]``: 6 points, in the book's
+    style), each figure saved as a PNG at ``dpi`` with a ``colors``-colour palette (``None``:
+    full colour) and identical frames stored once. The result displays as HTML: one
+    ``<input type="range">`` per slider with its current value beside it, the image, and a few
+    lines of inline JavaScript that swap the image, so it works with no kernel and no network
+    (Jupyter Book pages, the PDF, GitHub's viewer shows the default frame). ``default`` names
+    the starting value of each slider (default: the first of its grid); ``labels`` the text
+    before each slider (default: its name). ``.nbytes`` is what it adds to a page.
+
+    The grid has ``prod(len(values))`` points: keep it to a few dozen (every position should
+    teach something) so that the notebook stays fast and under its 5 MB budget.
+    """
+    import itertools
+
+    if not grid:
+        raise ValueError("static_figure needs at least one slider grid, e.g. epsilon=[0.1, 1, 10]")
+    for name, values in grid.items():
+        if isinstance(values, (str, bytes)) or len(values) == 0:
+            raise ValueError(f"grid {name!r} must be a non-empty sequence, got {values!r}")
+    default, labels = default or {}, labels or {}
+    for key in (*default, *labels):
+        if key not in grid:
+            raise ValueError(f"{key!r} is not a slider; the sliders are {list(grid)}")
+    start = []
+    for name, values in grid.items():
+        value = default.get(name, values[0])
+        matches = [i for i, v in enumerate(values) if _same(v, value)]
+        if not matches:
+            raise ValueError(f"default {name}={value!r} is not in its grid {list(values)}")
+        start.append(matches[0])
+    frames: list[bytes] = []
+    seen: dict[bytes, int] = {}
+    index = []
+    for point in itertools.product(*grid.values()):
+        png = _render_png(draw, dict(zip(grid, point)), dpi=dpi, colors=colors)
+        index.append(seen.setdefault(png, len(frames)))
+        if index[-1] == len(frames):
+            frames.append(png)
+    return StaticFigure(grid, grid.values(), start, [labels.get(n, n) for n in grid], frames,
+                        index, alt=alt)  # fmt: skip
+
+
+class Explorable:
+    """A live widget in Jupyter, precomputed sliders in the website; see :func:`explorable`."""
+
+    def __init__(self, widget: ipywidgets.Widget, static: StaticFigure):
+        self.widget, self.static = widget, static
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        return {**data, "text/html": self.static.html}
+
+    def __repr__(self) -> str:
+        return f"Explorable(live widget + {self.static!r})"
+
+
+def explorable(
+    draw: Callable[..., None],
+    *,
+    grid: dict[str, Sequence],
+    dpi: int = 100,
+    alt: str = "figure",
+    **controls: ipywidgets.ValueWidget,
+) -> Explorable:
+    """One figure, two versions from the same pure ``draw``: live in Jupyter, static in the book.
+
+    ``controls`` are the sliders of :func:`dpteach.widgets.interactive_figure` (same names as
+    the arguments of ``draw``); ``grid`` gives, for each of them, the positions to precompute for
+    the website (each control's current value must be one of them: it is the figure shown first).
+    The result is displayed as a single output carrying two representations: the ipywidgets view
+    (which Jupyter, JupyterLab, Voilà and VS Code prefer, so the figure is live there) and an
+    HTML version made by :func:`static_figure` (slider labels from each control's description),
+    which the website prefers (``nb_mime_priority_overrides`` in ``book.yml`` ranks ``text/html``
+    above the widget view), and so the printed book (``make pdf``); a viewer without widgets
+    (GitHub, a notebook not yet run) shows its default frame. So no cell tag is needed and the
+    two versions cannot disagree. Every grid point is drawn when the cell runs (in Jupyter too,
+    before the live widget appears), a fraction of a second to a few seconds per point for a
+    typical figure, so keep the grid to a few dozen points; ``.static`` reports its positions
+    and bytes. Usage, one cell in a chapter::
+
+        viz.explorable(
+            draw,
+            grid={"epsilon": [0.1, 0.3, 1, 3, 10], "n": [100, 1000, 10000]},
+            epsilon=widgets.log_slider("ε", 1.0, 0.1, 10),
+            n=widgets.int_slider("n", 1000, 100, 10000, 100),
+        )
+
+    with the cell tagged ``nbval-ignore-output`` (widget ids change from run to run), and one
+    line of prose above it, e.g. "*In Jupyter the sliders recompute the figure; on the website
+    they move between precomputed positions.*"
+    """
+    from . import widgets
+
+    if set(grid) != set(controls):
+        raise ValueError(f"grid names {sorted(grid)} must be the controls {sorted(controls)}")
+    static = static_figure(
+        draw,
+        default={name: c.value for name, c in controls.items()},
+        labels={name: c.description or name for name, c in controls.items()},
+        dpi=dpi,
+        alt=alt,
+        **{name: grid[name] for name in controls},
+    )
+    return Explorable(widgets.interactive_figure(draw, **controls), static)

@@ -1,12 +1,17 @@
 """Browser tests in headless Chromium (Debian's package, driven by Playwright).
 
-* A widget made by :mod:`dpteach.widgets`, served live by Voilà, redraws its figure when its
-  slider moves.
-* The built website renders math (MathJax), figures and saved widgets, loading nothing from the
-  network.
+* Live widgets: a widget made by :func:`dpteach.widgets.interactive_figure` (inside
+  :func:`dpteach.viz.explorable`, whose static twin must stay hidden there) redraws its figure
+  when its slider is dragged, served by Voilà and in JupyterLab (run once the kernel is up).
+* The built website, every page, with the network blocked: it loads nothing from elsewhere, logs
+  no console error, renders its math, figures and saved widgets, and stays readable in dark mode
+  (screenshots in ``_build/screenshots/``); code cells fit the page width.
+* Precomputed sliders (:func:`dpteach.viz.explorable`), in a small book built from a demo
+  notebook: moving a slider swaps the figure and shows the new value, with no kernel.
 
-They skip with a clear message where Chromium, Playwright, Voilà or Jupyter Book is missing;
-``.ci/run`` installs all of them, so CI runs them.
+They skip with a clear message where Chromium, Playwright, Voilà, JupyterLab or Jupyter Book is
+missing; ``.ci/run`` installs all of them, so CI runs them. Screenshots:
+``.venv/bin/python -m pytest tests/test_browser.py -k dark``.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import importlib.util
+import io
 import os
 import shutil
 import socket
@@ -25,8 +32,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -38,6 +47,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 LOCAL = ("http://127.0.0.1", "data:", "blob:", "about:")
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 pytestmark = pytest.mark.browser
 
@@ -49,10 +59,54 @@ if CHROMIUM is None:
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 
+def _book_pages() -> list[str]:
+    toc = yaml.safe_load((ROOT / "notebooks" / "_toc.yml").read_text())
+    files = [toc["root"], *(c["file"] for c in toc.get("chapters", []))]
+    files += [c["file"] for part in toc.get("parts", []) for c in part["chapters"]]
+    return [Path(f).name for f in files]
+
+
+PAGES = _book_pages()
+
+# Resolves once MathJax (where the page loads it) has typeset the page; returns the formulas.
+WAIT_FOR_MATH = """async () => {
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise) {
+    await mj.startup.promise;
+    if (mj.typesetPromise) await mj.typesetPromise();
+  }
+  return document.querySelectorAll("mjx-container").length;
+}"""
+# True once every saved widget view has been drawn beside its script tag.
+WIDGETS_DRAWN = """() => [...document.querySelectorAll(
+  'script[type="application/vnd.jupyter.widget-view+json"]')]
+  .every(s => s.parentElement.querySelector(".jupyter-widgets"))"""
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _wait_for_port(port: int, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            return
+        time.sleep(0.3)
+    pytest.fail(f"{what} did not start within {seconds:.0f} s")
+
+
+def _serve(folder: Path):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 @pytest.fixture(scope="module")
@@ -65,14 +119,47 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    """A page that records every request leaving this machine."""
+    """A page whose requests may not leave this machine (they are blocked and recorded), and
+    which records every console error and uncaught exception."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     pg = context.new_page()
-    pg.remote_requests = []
-    pg.on("request", lambda r: r.url.startswith(LOCAL) or pg.remote_requests.append(r.url))
+    pg.remote_requests, pg.console_errors = [], []
+
+    def route(r):
+        if r.request.url.startswith(LOCAL):
+            return r.continue_()
+        pg.remote_requests.append(r.request.url)
+        return r.abort()
+
+    context.route("**/*", route)
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.console_errors.append(f"uncaught: {e}"))
     yield pg
     context.close()
 
+
+@pytest.fixture
+def live_page(browser):
+    """A plain page for the live servers (JupyterLab loads hundreds of files: routing each one
+    through the blocking handler above would make the test slow)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def _drag_slider(pg, slider) -> None:
+    """Drag a noUiSlider (ipywidgets 8) handle a third of its track to the right, by mouse."""
+    handle = slider.locator(".noUi-handle").first
+    track = slider.locator(".noUi-target").first.bounding_box()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    pg.mouse.move(x, y)
+    pg.mouse.down()
+    pg.mouse.move(min(x + track["width"] / 3, track["x"] + track["width"] - 2), y, steps=8)
+    pg.mouse.up()
+
+
+# --- Live widgets: Voilà and JupyterLab ------------------------------------------------------
 
 SLIDER_NOTEBOOK = """\
 import matplotlib.pyplot as plt
@@ -88,105 +175,316 @@ def draw(epsilon):
     ax.set_title(f"epsilon = {epsilon:.3g}")
 
 
-widgets.interactive_figure(draw, epsilon=widgets.log_slider("ε", 1.0, 0.1, 10))
+# The live widget (made by widgets.interactive_figure) with its precomputed twin for the website.
+epsilon = widgets.log_slider("ε", 1.0, 0.1, 10)
+viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=epsilon)
 """
+
+
+def _slider_notebook(folder: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(SLIDER_NOTEBOOK)]
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nbformat.write(nb, folder / "slider.ipynb")
+
+
+def _server(command: list[str], folder: Path, port: int, what: str):
+    env = dict(
+        os.environ,
+        MPLBACKEND="module://matplotlib_inline.backend_inline",
+        JUPYTER_CONFIG_DIR=str(folder / ".config"),
+        JUPYTER_RUNTIME_DIR=str(folder / ".runtime"),
+    )
+    proc = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        _wait_for_port(port, 90, what)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
 def voila_url(tmp_path_factory):
     pytest.importorskip("voila", reason="voila is not installed")
     folder = tmp_path_factory.mktemp("voila")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(SLIDER_NOTEBOOK)]
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nbformat.write(nb, folder / "slider.ipynb")
+    _slider_notebook(folder)
     port = _free_port()
-    env = dict(os.environ, MPLBACKEND="module://matplotlib_inline.backend_inline")
-    proc = subprocess.Popen(
+    yield from _server(
         [sys.executable, "-m", "voila", "slider.ipynb", "--no-browser", f"--port={port}",
          "--Voila.ip=127.0.0.1", "--ServerApp.token=", "--ServerApp.password="],
-        cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        folder, port, "Voilà",
     )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
-                break
-            time.sleep(0.3)
-        else:
-            pytest.fail("Voilà did not start within 60 s")
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
-def test_slider_redraws_figure_in_live_page(page, voila_url):
-    page.goto(voila_url, timeout=120_000)
-    figure = page.locator(".widget-output img").first
+@pytest.fixture(scope="module")
+def lab_url(tmp_path_factory):
+    pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (the browser extra)")
+    folder = tmp_path_factory.mktemp("lab")
+    _slider_notebook(folder)
+    port = _free_port()
+    yield from _server(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--allow-root",
+         "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
+         f"--ServerApp.root_dir={folder}", "--LabApp.news_url=None",
+         "--LabApp.extension_manager=readonly",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         f"--LabApp.user_settings_dir={folder / '.settings'}",
+         f"--LabApp.workspaces_dir={folder / '.workspaces'}"],
+        folder, port, "JupyterLab",
+    )  # fmt: skip
+
+
+def _figure_changes_when_dragged(pg, output: str) -> None:
+    figure = pg.locator(f"{output} img").first
     figure.wait_for(timeout=120_000)
     before = figure.get_attribute("src")
-    handle = page.locator(".widget-slider .noUi-handle").first
-    handle.focus()
-    for _ in range(5):
-        handle.press("ArrowRight")
-    page.wait_for_function(
-        "src => { const img = document.querySelector('.widget-output img');"
+    _drag_slider(pg, pg.locator(".widget-slider").first)
+    pg.wait_for_function(
+        "([sel, src]) => { const img = document.querySelector(sel);"
         " return img && img.getAttribute('src') !== src; }",
-        arg=before,
+        arg=[f"{output} img", before],
         timeout=60_000,
     )
-    assert page.locator(".widget-output img").first.get_attribute("src") != before
-    # (Voilà's own page asks a CDN for an icon font; the website test below checks offline use.)
+    assert pg.locator(f"{output} img").first.get_attribute("src") != before
+
+
+def test_slider_redraws_figure_in_voila(live_page, voila_url):
+    live_page.goto(voila_url, timeout=120_000)
+    _figure_changes_when_dragged(live_page, ".widget-output")
+    # (Voilà's own page asks a CDN for an icon font; the website tests below check offline use.)
+
+
+def test_slider_redraws_figure_in_jupyterlab(live_page, lab_url):
+    page = live_page
+    page.goto(lab_url + "lab/tree/slider.ipynb", timeout=120_000)
+    # Run the notebook once its kernel is connected and idle.
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
+    for _ in range(5):  # a key pressed while the notebook is still settling can be lost
+        page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").first.click()
+        page.keyboard.press("Shift+Enter")
+        with contextlib.suppress(sync_api.TimeoutError):  # "[*]:" while running, then "[1]:"
+            started = "p => /\\[[*1]\\]/.test(p.textContent)"
+            page.wait_for_function(started, arg=prompt.element_handle(), timeout=5_000)
+            break
+    _figure_changes_when_dragged(page, ".jp-OutputArea-output .widget-output")
+    assert page.locator(".dpteach-static").count() == 0, "JupyterLab should show the live widget"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / "jupyterlab-widget.png")
+
+
+# --- The built website ---------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def site_url():
-    """The website, built by ``scripts/build_book.sh`` if needed, served on loopback."""
-    html = ROOT / "_build" / "html"
-    index = html / "index.html"
-    sources = [*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "notebooks").glob("*.md")]
-    if not index.exists() or max(p.stat().st_mtime for p in sources) > index.stat().st_mtime:
-        jupyter_book = shutil.which("jupyter-book", path=str(Path(sys.executable).parent))
-        if jupyter_book is None:
-            pytest.skip("jupyter-book is not installed: the website test needs the book extra")
-        env = dict(os.environ, PATH=f"{Path(jupyter_book).parent}{os.pathsep}{os.environ['PATH']}")
-        subprocess.run(["bash", str(ROOT / "scripts" / "build_book.sh")], env=env, check=True)
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=str(html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    """The website, built by ``scripts/build_book.sh`` if missing or stale, served on loopback."""
+    spec = importlib.util.spec_from_file_location("page_sizes", ROOT / "scripts/page_sizes.py")
+    page_sizes = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("page_sizes", page_sizes)
+    spec.loader.exec_module(page_sizes)
+    try:
+        site = page_sizes.ensure_site()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    server, url = _serve(site)
+    yield url
     server.shutdown()
 
 
-def test_website_renders_math_figures_and_widgets(page, site_url):
-    page.goto(site_url + "notebooks/00_query_release.html", wait_until="load")
-    page.wait_for_function("document.querySelectorAll('mjx-container').length > 5", timeout=60_000)
-    assert page.locator("mjx-container").count() > 5, "MathJax did not typeset the page"
-    images = page.locator("img")
-    assert images.count() > 0
-    widths = images.evaluate_all("imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
-    assert all(w > 0 for w in widths), f"figures failed to load: {widths}"
-    page.wait_for_selector(".widget-slider", timeout=60_000)
-    assert page.locator(".widget-output img").count() > 0, "widget figure missing"
-    assert page.remote_requests == [], f"the page reached the network: {page.remote_requests}"
+def _dark_mode(pg) -> None:
+    """Click the theme's colour-mode button until the page is dark."""
+    button = pg.locator(".theme-switch-button >> visible=true").first
+    for _ in range(3):
+        if pg.evaluate("document.documentElement.dataset.theme") == "dark":
+            return
+        button.click()
+    assert pg.evaluate("document.documentElement.dataset.theme") == "dark"
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["intro", "notation", "00_query_release", "01_iterative_construction",
-     "04_private_multiplicative_weights", "A_privacy_auditing", "bibliography"],
-)  # fmt: skip
-def test_every_page_loads_offline(page, site_url, name):
+def _readable(png: bytes) -> tuple[int, float]:
+    """A screenshot's background (its most common grey level) and share of dark ink pixels."""
+    import numpy as np
+    from PIL import Image
+
+    grey = np.asarray(Image.open(io.BytesIO(png)).convert("L"))
+    return int(np.bincount(grey.ravel()).argmax()), float((grey < 100).mean())
+
+
+LONGEST_LINES_OF_OVERFLOWING_CELLS = """() => [...document.querySelectorAll(".cell_input pre")]
+  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+  .map(pre => pre.textContent.split("\\n").reduce((a, b) => (a.length >= b.length ? a : b)))"""
+OVERFLOW: dict[str, list[str]] = {}  # page -> longest line of each code cell wider than the page
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_works_offline_without_console_errors_and_in_dark_mode(page, site_url, name):
     response = page.goto(site_url + f"notebooks/{name}.html", wait_until="load")
     assert response is not None and response.ok
-    assert page.remote_requests == [], f"{name} reached the network: {page.remote_requests}"
+    page.evaluate(WAIT_FOR_MATH)
+    page.wait_for_function(WIDGETS_DRAWN, timeout=60_000)
+    images = page.locator("img").evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
+    assert all(w > 0 for w in images), f"{name}: figures failed to load: {images}"
+    icon = page.evaluate("fetch(document.querySelector('link[rel=icon]').href).then(r => r.ok)")
+    assert icon, f"{name}: the favicon is missing"
+    assert page.remote_requests == [], f"{name} reached for the network: {page.remote_requests}"
+    assert page.console_errors == [], f"{name} logged console errors: {page.console_errors}"
+    OVERFLOW[name] = page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)  # checked below
+    if not os.environ.get("DPTEACH_REPOSITORY_URL"):  # no repository set: no button for one
+        buttons = page.locator(".bd-header-article a[href^='http']")
+        links = buttons.evaluate_all("links => links.map(a => a.href)")
+        assert links == [], f"{name}: repository or launch buttons with no repository: {links}"
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    figure = page.locator(".cell_output img").first
+    if figure.count():
+        figure.scroll_into_view_if_needed()
+    page.screenshot(path=SCREENSHOTS / f"{name}-light.png")
+    _dark_mode(page)
+    page.wait_for_timeout(300)  # the theme's colour transition
+    page.screenshot(path=SCREENSHOTS / f"{name}-dark.png")
+    if figure.count():
+        background, ink = _readable(figure.screenshot())
+        assert background > 180 and ink > 0.002, (
+            f"{name}: a figure is unreadable in dark mode (background {background}, {ink:.1%} ink)"
+        )
+    assert page.console_errors == [], f"{name}: console errors in dark mode: {page.console_errors}"
+
+
+def test_the_chapters_render_math_figures_and_widgets(page, site_url):
+    page.goto(site_url + "notebooks/00_query_release.html", wait_until="load")
+    assert page.evaluate(WAIT_FOR_MATH) > 5, "MathJax did not typeset the page"
+    page.wait_for_selector(".widget-slider", timeout=60_000)
+    assert page.locator(".widget-output img").count() > 0, "widget figure missing"
+
+
+# Lines longer than the page is wide (about 88 columns) in the notebooks as they are today.
+OVERFLOWING = (
+    "00_query_release, 01_iterative_construction, 04_private_multiplicative_weights, "
+    "A_privacy_auditing"
+)
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason=f"code lines over 88 columns in {OVERFLOWING} (chapters being rewritten; issue 16)",
+)
+def test_code_cells_fit_the_page_width(page, site_url):
+    """At the default 1200 px width (measured by the page test above, or here if it did not run)."""
+    for name in PAGES:
+        if name not in OVERFLOW:
+            page.goto(site_url + f"notebooks/{name}.html", wait_until="load")
+            OVERFLOW[name] = page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)
+    overflowing = {name: cells for name, cells in OVERFLOW.items() if cells}
+    assert not overflowing, "code cells scroll sideways (longest line of each): " + "; ".join(
+        f"{name}: {lines}" for name, lines in overflowing.items()
+    )
+
+
+# --- Precomputed sliders, in a small book of one demo page ------------------------------------
+
+DEMO_NOTEBOOK = """\
+from dpteach import viz, widgets
+
+viz.use_style()
+
+
+def draw(epsilon, n):
+    fig, ax = viz.subplots()
+    ax.bar(["Laplace scale 1/(n ε)"], [1 / (n * epsilon)])
+    ax.set_ylim(0, 0.02)
+    ax.set_title(f"ε = {epsilon:.3g}, n = {n}")
+
+
+viz.explorable(
+    draw,
+    grid={"epsilon": [0.1, 0.3, 1.0, 3.0], "n": [100, 1000]},
+    epsilon=widgets.log_slider("ε", 1.0, 0.1, 10),
+    n=widgets.int_slider("n", 100, 100, 1000, 100),
+)
+"""
+
+
+@pytest.fixture(scope="module")
+def demo_url(site_url, tmp_path_factory):
+    """A one-page book, with the website's configuration, of an executed demo notebook."""
+    nbclient = pytest.importorskip("nbclient")
+    jupyter_book = shutil.which("jupyter-book", path=str(Path(sys.executable).parent))
+    book = tmp_path_factory.mktemp("demo_book")
+    (book / "notebooks").mkdir()
+    (book / "scripts").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Precomputed sliders"),
+                nbformat.v4.new_code_cell(DEMO_NOTEBOOK)]  # fmt: skip
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", store_widget_state=True,
+                            resources={"metadata": {"path": str(book)}}).execute()  # fmt: skip
+    nbformat.write(nb, book / "notebooks" / "demo.ipynb")
+    for path in ["book.yml", "scripts/book_extension.py", "notebooks/references.bib",
+                 "notebooks/favicon.svg"]:  # fmt: skip
+        shutil.copy(ROOT / path, book / path)
+    shutil.copytree(ROOT / "notebooks" / "_static", book / "notebooks" / "_static")
+    (book / "web_assets").symlink_to(ROOT / "web_assets")
+    (book / "_toc.yml").write_text("format: jb-book\nroot: notebooks/demo\n")
+    subprocess.run(
+        [jupyter_book, "build", ".", "--config", "book.yml", "--toc", str(book / "_toc.yml"),
+         "--builder", "html", "-n", "-W"],
+        cwd=book, check=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    server, url = _serve(book / "_build" / "html")
+    yield url + "notebooks/demo.html"
+    server.shutdown()
+
+
+def test_precomputed_sliders_swap_the_figure_without_a_kernel(page, demo_url):
+    page.goto(demo_url, wait_until="load")
+    figure = page.locator(".dpteach-static")
+    assert figure.count() == 1, "the book should show the static version"
+    assert page.locator(".cell_output .jupyter-widgets").count() == 0, "live widget shown too"
+    img, sliders = figure.locator("img"), figure.locator("input[type=range]")
+    readouts = figure.locator("output")
+    assert sliders.count() == 2 and readouts.all_text_contents() == ["1", "100"]
+    seen = {img.get_attribute("src")}
+    sliders.nth(0).focus()
+    page.keyboard.press("ArrowRight")  # epsilon: 1 -> 3
+    assert readouts.all_text_contents() == ["3", "100"]
+    seen.add(img.get_attribute("src"))
+    sliders.nth(1).focus()
+    page.keyboard.press("ArrowRight")  # n: 100 -> 1000
+    assert readouts.all_text_contents() == ["3", "1000"]
+    seen.add(img.get_attribute("src"))
+    sliders.nth(0).focus()
+    page.keyboard.press("Home")  # epsilon: 0.1
+    assert readouts.all_text_contents() == ["0.1", "1000"]
+    seen.add(img.get_attribute("src"))
+    assert len(seen) == 4, "every slider move shows a different figure"
+    assert all(src.startswith("data:image/png;base64,") for src in seen)
+    _dark_mode(page)
+    background, ink = _readable(img.screenshot())
+    assert background > 180 and ink > 0.002, f"unreadable in dark mode ({background}, {ink:.1%})"
+    page.screenshot(path=SCREENSHOTS / "static-sliders-demo-dark.png")
+    assert page.remote_requests == [] and page.console_errors == [], (
+        page.remote_requests,
+        page.console_errors,
+    )
+
+
+# --- The printable book ----------------------------------------------------------------------
+
+
+def test_pdf_printing_renders_math_and_figures_offline(browser, site_url, tmp_path):
+    """``make pdf``'s printer on two pages (the whole book takes about a minute)."""
+    if shutil.which("qpdf") is None:
+        pytest.skip("qpdf is not installed (apt-get install qpdf); make pdf needs it")
+    spec = importlib.util.spec_from_file_location("print_pdf", ROOT / "scripts/print_pdf.py")
+    print_pdf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(print_pdf)
+    out = tmp_path / "book.pdf"
+    pages = ["notebooks/intro", "notebooks/00_query_release"]
+    info = print_pdf.print_book(out, pages=pages, browser=browser)
+    assert out.read_bytes().startswith(b"%PDF")
+    assert info["chapters"] == 2 and info["pages"] > 2
+    assert info["formulas"] > 10 and info["images"] > 0
+    assert info["blocked"] == [], f"printing reached for the network: {info['blocked']}"

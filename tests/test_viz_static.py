@@ -1,0 +1,179 @@
+"""Figures whose sliders move without a kernel (dpteach.viz.static_figure / explorable), the
+figure style's own background (readable in the website's dark mode), and the page-size budget."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from dpteach import viz, widgets  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BUDGET = 5 * 2**20  # bytes per chapter page, with its images and precomputed frames
+
+
+def draw(epsilon, n):
+    fig, ax = viz.subplots()
+    ax.bar(["noise scale"], [1 / (epsilon * n)])
+    ax.set_ylim(0, 0.02)
+    ax.set_title(f"epsilon = {epsilon:.3g}, n = {n}")
+
+
+def draw_ignoring_n(epsilon, n):
+    fig, ax = viz.subplots()
+    ax.plot([0, 1], [0, epsilon])
+
+
+def _spec(html: str) -> dict:
+    text = re.search(r'class="dpteach-frames">(.*?)</script>', html).group(1)
+    return json.loads(text)
+
+
+def _png(uri: str) -> Image.Image:
+    return Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGBA")
+
+
+def test_every_grid_point_is_a_frame_and_the_html_has_one_range_input_per_slider():
+    fig = viz.static_figure(draw, epsilon=[0.5, 1.0, 2.0], n=[100, 1000], default={"n": 1000})
+    assert fig.positions == 6 and len(fig.frames) == 6  # every point draws a different title
+    assert plt.get_fignums() == [], "frames must be closed after rendering"
+    html = fig.html
+    inputs = re.findall(r'<input type="range" min="0" max="(\d+)" step="1" value="(\d+)"', html)
+    assert inputs == [("2", "0"), ("1", "1")]
+    assert re.findall(r"<output>(.*?)</output>", html) == ["0.5", "1000"]
+    spec = _spec(html)
+    assert spec["labels"] == [["0.5", "1", "2"], ["100", "1000"]]
+    assert len(spec["index"]) == 6 and sorted(set(spec["index"])) == list(range(6))
+    # The default position (epsilon=0.5, n=1000: flat index 0 * 2 + 1) is the <img> itself.
+    default = spec["index"][1]
+    assert spec["frames"][default] == ""
+    assert all(f for i, f in enumerate(spec["frames"]) if i != default)
+    first = re.search(r'<img src="(data:image/png;base64,[^"]+)"', html).group(1)
+    assert base64.b64decode(first.split(",", 1)[1]) == fig.frames[default]
+    assert fig.nbytes == len(html.encode("utf-8"))
+    assert "6 positions" in repr(fig)
+
+
+def test_identical_frames_are_stored_once():
+    fig = viz.static_figure(draw_ignoring_n, epsilon=[1.0, 2.0], n=[1, 2, 3])
+    assert fig.positions == 6 and len(fig.frames) == 2
+    assert _spec(fig.html)["index"] == [0, 0, 0, 1, 1, 1]
+
+
+def test_frames_are_compressed_pngs_with_an_opaque_white_background():
+    fig = viz.static_figure(draw, epsilon=[1.0], n=[100], dpi=80)
+    image = Image.open(io.BytesIO(fig.frames[0]))
+    assert image.format == "PNG" and image.mode == "P"  # a 256-colour palette
+    assert image.size == (round(6.4 * 0.85 * 80), round(3.8 * 80))
+    rgba = np.asarray(image.convert("RGBA"))
+    assert (rgba[..., 3] == 255).all(), "transparent pixels would show the dark theme through"
+    assert tuple(rgba[0, 0]) == (255, 255, 255, 255)
+    full = viz.static_figure(draw, epsilon=[1.0], n=[100], dpi=80, colors=None)
+    assert len(fig.frames[0]) < len(full.frames[0])
+
+
+def test_the_book_style_draws_on_its_own_white_background():
+    viz.use_style()
+    fig, ax = viz.subplots()
+    ax.plot([0, 1], [0, 1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")  # what the inline backend does, with the style's defaults
+    plt.close(fig)
+    rgba = np.asarray(Image.open(buf).convert("RGBA"))
+    assert (rgba[..., 3] == 255).all() and tuple(rgba[1, 1]) == (255, 255, 255, 255)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({}, "at least one slider"),
+        ({"epsilon": []}, "non-empty"),
+        ({"epsilon": "abc"}, "non-empty"),
+        ({"epsilon": [1.0], "n": [1], "default": {"epsilon": 3.0}}, "not in its grid"),
+        ({"epsilon": [1.0], "n": [1], "labels": {"delta": "δ"}}, "not a slider"),
+    ],
+)
+def test_bad_grids_are_refused_with_a_clear_message(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        viz.static_figure(draw, **kwargs)
+
+
+def test_a_draw_that_makes_no_figure_or_two_is_refused():
+    with pytest.raises(ValueError, match="exactly one figure; it created 0"):
+        viz.static_figure(lambda x: None, x=[1])
+    with pytest.raises(ValueError, match="exactly one figure; it created 2"):
+        viz.static_figure(lambda x: (plt.figure(), plt.figure()), x=[1])
+    assert plt.get_fignums() == []
+
+
+def _controls():
+    return {
+        "epsilon": widgets.log_slider("ε", 1.0, 0.1, 10),
+        "n": widgets.int_slider("n", 1000, 100, 10000, 100),
+    }
+
+
+def test_explorable_carries_the_live_widget_and_the_static_figure_in_one_output():
+    grid = {"epsilon": [0.1, 1.0, 10.0], "n": [100, 1000]}
+    both = viz.explorable(draw, grid=grid, **_controls())
+    bundle = both._repr_mimebundle_()
+    view = bundle["application/vnd.jupyter.widget-view+json"]
+    assert view["model_id"] == both.widget.model_id
+    assert bundle["text/html"] == both.static.html
+    # The static figure starts where the sliders start, with their descriptions as labels.
+    assert both.static.default == (1, 1)
+    assert re.findall(r"<label>(\S+) <input", both.static.html) == ["ε", "n"]
+    plt.close("all")
+
+
+def test_explorable_refuses_a_grid_that_does_not_match_its_controls():
+    with pytest.raises(ValueError, match="must be the controls"):
+        viz.explorable(draw, grid={"epsilon": [1.0]}, **_controls())
+    with pytest.raises(ValueError, match="not in its grid"):
+        viz.explorable(draw, grid={"epsilon": [0.1, 10.0], "n": [1000]}, **_controls())
+    plt.close("all")
+
+
+def test_the_book_prefers_the_static_version_of_an_explorable():
+    """myst-nb picks the lowest priority; the widget view's default is 10 in every builder."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "book.yml").read_text())["sphinx"]["config"]
+    overrides = {(b, m): p for b, m, p in config["nb_mime_priority_overrides"]}
+    assert overrides[("html", "text/html")] < 10
+
+
+def _page_sizes():
+    spec = importlib.util.spec_from_file_location("page_sizes", ROOT / "scripts/page_sizes.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("page_sizes", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_chapter_page_is_within_its_size_budget():
+    page_sizes = _page_sizes()
+    try:
+        site = page_sizes.ensure_site()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    sizes = {s.name: s for s in page_sizes.page_sizes(site)}
+    chapters = [p.stem for p in (ROOT / "notebooks").glob("*.ipynb")]
+    assert set(chapters) <= set(sizes), "a chapter has no page"
+    over = {name: f"{sizes[name].total / 2**20:.1f} MB" for name in chapters
+            if sizes[name].total > BUDGET}  # fmt: skip
+    assert not over, f"pages over the {BUDGET / 2**20:.0f} MB budget: {over}"
+    assert all(sizes[name].html_bytes > 0 for name in chapters)
