@@ -95,8 +95,10 @@ def output_perturbation(
     """``theta* + b`` with ``||b|| ~ Gamma(d, 2/(n lam eps))`` in a uniform direction (density
     ``∝ exp(-n lam eps ||b|| / 2)``). Guarantee: ``epsilon``-DP under replace-one neighbours, L2
     sensitivity ``2/(n lam)`` (CMS11, Algorithm 1), for the exact minimiser; ours is found to
-    gradient tolerance ``1e-10`` (within ``1e-10/lam`` of it, far below the noise). A passed
-    Generator is consumed."""
+    gradient tolerance ``1e-10`` (within ``1e-10/lam`` of it, far below the noise). The noise is
+    continuous (numpy's Gamma and normal samplers in floating point), not snapped to a grid like
+    the package's Laplace noise: the guarantee is that of the idealised real-valued mechanism.
+    A passed Generator is consumed."""
     x, y, lam = _check_problem(features, labels, lam)
     epsilon = check.positive(epsilon, "epsilon")
     gen = check.rng(rng)

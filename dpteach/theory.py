@@ -216,7 +216,8 @@ def epoch_staleness(gamma: float) -> float:
 
     Within the epoch ``t <= t_{i+1} - 1 < n0 (1+gamma)^(i+1)`` (a ceiling minus one is below its
     argument) and ``t_i >= n0 (1+gamma)^i``, so ``(t - t_i)/t = 1 - t_i/t < 1 - 1/(1+gamma)``:
-    the ceilings cost nothing. No schedule removes this floor.
+    the ceilings cost nothing. No privacy schedule ``eps_i`` removes this floor: it comes from the
+    epochs' fixed growth factor (rerun times growing polynomially would make it vanish).
     """
     gamma = check.positive(gamma, "gamma")
     return gamma / (1 + gamma)
