@@ -513,7 +513,9 @@ class PMWG:
     its hard answer, and if the hard queries so far are fewer than Corollary 16's bound
     (:func:`dpteach.theory.pmwg_hard_query_bound`); otherwise the query is refused with
     :class:`~dpteach.privacy.BudgetExceededError` — a decision on public information only (time,
-    past charges), which releases nothing and changes nothing. With ``scale`` at least
+    past charges), which releases nothing and changes nothing. A ``budget`` shared with other
+    mechanisms may be spent while an instance runs; a query is then refused, before its test, when
+    the budget can no longer pay the hard answer. With ``scale`` at least
     :func:`dpteach.theory.pmwg_noise_scale` (the default) the budget can never run out.
 
     Parameters
@@ -651,9 +653,16 @@ class PMWG:
         q = check.array(q, "q", ndim=1)
         if q.shape != self.p_hat.shape or np.any((q < 0) | (q > 1)):
             raise ValueError(f"q must have length {self.p_hat.size} and entries in [0, 1]")
+        t = self.t
         if self._sparse is None:
             self._start_instance()
-        t = self.t
+        elif not self.budget.can_afford(self._noise_costs(t)[1]):
+            # only with a budget shared with other mechanisms, which spent what this instance's
+            # hard answer needs: refuse before the test (public information only), not after it
+            raise BudgetExceededError(
+                f"PMWG cannot pay a hard answer at t={t} "
+                f"({self.budget.remaining_epsilon:.4g} left); nothing was released"
+            )
         true = float(q @ self._counts) / t
         estimate = float(q @ self.p_hat)
         hard = self._sparse.test(abs(true - estimate))

@@ -427,6 +427,21 @@ def test_nothing_released_once_the_budget_is_spent():
     assert refused > 0 and pmwg.budget.spent_epsilon <= 0.2
 
 
+def test_a_shared_budget_spent_elsewhere_refuses_before_the_test():
+    s = stationary(n0=100, horizon=400)
+    budget = dp.PrivacyBudget(1.0)
+    pmwg = growing.PMWG(s, epsilon=1.0, alpha=0.2, rng=3, scale=0.1, budget=budget)
+    easy = np.full(4, 0.25)  # |q(x) - q(uniform)| = 0: easy, the instance keeps running
+    pmwg.answer(easy)
+    budget.charge(budget.remaining_epsilon - 0.05, label="another mechanism")  # 0.1 needed
+    state = (pmwg.p_hat.copy(), len(budget.ledger), pmwg._rng.bit_generator.state, len(pmwg.trace))
+    with pytest.raises(dp.BudgetExceededError, match="hard answer"):
+        pmwg.answer(np.array([0.0, 0.0, 0.0, 1.0]))
+    assert np.array_equal(state[0], pmwg.p_hat) and state[1] == len(budget.ledger)
+    assert state[2] == pmwg._rng.bit_generator.state and state[3] == len(pmwg.trace)
+    assert pmwg._sparse.answered == 1  # the refused query was never tested
+
+
 def test_hard_query_cap_of_corollary_16(monkeypatch):
     # a small stand-in bound so that the cap is reached quickly; queries stay hard (tiny MW steps)
     monkeypatch.setattr(
