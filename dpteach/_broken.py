@@ -2,11 +2,15 @@
 
 Each is a vectorised sampler ``sampler(data, rng, size)`` for :func:`dpteach.audit.audit`, made
 wrong in one well-known way: the wrong noise scale, the exponential mechanism without its factor 2,
-the broken sparse-vector variants of Lyu, Su and Li (2017), and a budget refusal that depends on the
-data. The auditor must flag every one of them. This module is private: not part of the API.
+sparse-vector variants in the style of those that Lyu, Su and Li (2017) show to be broken, and a
+budget refusal that depends on the data. The auditor must flag every one of them (how many samples
+it takes is measured in the auditing appendix). :func:`exact_loss` computes the exact privacy loss
+of some sparse-vector variants on a pair. This module is private: not part of the API.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -31,15 +35,20 @@ def exponential_without_two(*, sensitivity: float = 1.0, epsilon: float = 1.0):
     return sampler
 
 
-#: The broken sparse-vector variants of Lyu, Su and Li (2017), by their first authors.
+#: The sparse-vector variants, by the first authors of the papers Lyu, Su and Li (2017) collect.
+#: Each broken one is Dwork-Roth's algorithm with the one change that makes the published variant
+#: non-private, so Roth, Stoddard and Chen are *in the style of* LSL17's Algorithms 3, 5 and 6
+#: (their other details, e.g. noise scales, differ); Lee-Clifton follows Algorithm 4.
 SPARSE_VARIANTS = {
     "dwork-roth": "correct (Dwork-Roth Alg. 2): Lap(2c/eps) threshold, reset after each above, "
     "Lap(4c/eps) query noise, halts after c aboves",
-    "roth": "releases the noisy value q_i + nu_i used in the comparison (LSL17 Alg. 3)",
+    "roth": "releases the noisy value q_i + nu_i used in the comparison (in the style of LSL17 "
+    "Alg. 3; not eps'-DP for any eps')",
     "lee-clifton": "query noise Lap(4/(3 eps)) that does not scale with c, threshold never reset "
-    "(LSL17 Alg. 4)",
-    "stoddard": "no query noise at all (LSL17 Alg. 5)",
-    "chen": "no cutoff: answers every query (LSL17 Alg. 6)",
+    "(LSL17 Alg. 4; only ((1 + 6c)/4) eps-DP)",
+    "stoddard": "no query noise at all (in the style of LSL17 Alg. 5; not eps'-DP for any eps')",
+    "chen": "no cutoff: answers every query (in the style of LSL17 Alg. 6; its loss grows with the "
+    "number of queries)",
 }
 
 
@@ -108,3 +117,53 @@ def refuses_when_count_is_zero(*, epsilon: float = 1.0):
         return np.round(count + rng.laplace(0.0, 1 / epsilon, size)).astype(np.int64)
 
     return sampler
+
+
+def exact_loss(
+    variant: str,
+    d: object,
+    d_prime: object,
+    *,
+    epsilon: float = 1.0,
+    sensitivity: float = 1.0,
+    threshold: float = 0.0,
+    cutoff: int = 1,
+    points: int = 100_001,
+) -> float:
+    """The exact privacy loss ``max_S |ln(P[M(D) = S] / P[M(D') = S])|`` of a sparse-vector
+    ``variant`` over all above/below transcripts ``S`` on the streams ``d`` and ``d_prime``.
+
+    For the variants that never redraw their noisy threshold (``"lee-clifton"``, and any variant
+    that halts at its first above, ``cutoff=1``, except ``"stoddard"`` whose loss is infinite)
+    the answers are independent given the threshold, so each transcript's probability is a 1-D
+    integral over the threshold, computed here on a fine grid. This is the loss on *this* pair,
+    a lower bound on the mechanism's epsilon, and the yardstick for an audit's lower bound.
+    """
+    if variant not in SPARSE_VARIANTS or variant in ("stoddard", "roth"):
+        raise ValueError(f"variant must be 'dwork-roth', 'chen' or 'lee-clifton', got {variant!r}")
+    if variant != "lee-clifton" and cutoff != 1:
+        raise ValueError(f"{variant!r} redraws its threshold after an above: cutoff must be 1")
+    t_scale, q_scale = 2 * cutoff * sensitivity / epsilon, 4 * cutoff * sensitivity / epsilon
+    if variant == "lee-clifton":
+        t_scale, q_scale = 4 * sensitivity / epsilon, 4 * sensitivity / (3 * epsilon)
+    a, b = (np.asarray(x, dtype=float) for x in (d, d_prime))
+    span = 60 * t_scale + 60 * q_scale + np.abs(np.r_[a, b]).max()
+    t = np.linspace(threshold - span, threshold + span, points)
+    weight = np.exp(-np.abs(t - threshold) / t_scale) / (2 * t_scale) * (t[1] - t[0])
+
+    def up(answers):  # P[answer + nu >= t] for every grid point t and query, nu ~ Lap(q_scale)
+        x = t[:, None] - answers[None, :]
+        tail = 0.5 * np.exp(-np.abs(x) / q_scale)
+        return np.where(x >= 0, tail, 1 - tail)
+
+    up_a, up_b = up(a), up(b)
+
+    def transcripts(i, aboves, pa, pb):  # (P_D, P_D') of every transcript, as integrands
+        if i == a.size or aboves == cutoff:
+            yield weight @ pa, weight @ pb
+            return
+        yield from transcripts(i + 1, aboves + 1, pa * up_a[:, i], pb * up_b[:, i])
+        yield from transcripts(i + 1, aboves, pa * (1 - up_a[:, i]), pb * (1 - up_b[:, i]))
+
+    ones = np.ones_like(t)
+    return max(abs(math.log(p / q)) for p, q in transcripts(0, 0, ones, ones))

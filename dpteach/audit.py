@@ -28,13 +28,17 @@ Usage — a sampler draws ``size`` independent outputs on one input::
 
 Outputs may be floats (``kind="scalar"``) or integer codes (``kind="discrete"``; project a
 transcript to a small code first). :func:`repeat` turns a once-per-call mechanism into a sampler.
+
+A pass is evidence only if the audit had power: :func:`smallest_overspend_caught` measures the
+smallest overspend of epsilon a given audit setting catches, and :func:`samples_to_flag` the
+sample size at which a broken mechanism is flagged reliably.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -224,8 +228,8 @@ def audit(
 #: Neighbouring inputs that expose the usual bugs. Scalars: counts differing by the sensitivity.
 #: Utility vectors: one outcome good on ``D``, all others good on ``D'`` (50 outcomes). Query
 #: streams for sparse vector: the "x-shape" (answers move in opposite directions), alternating
-#: below/above, one-above, ``k`` zeros vs ``k`` ones, and ``m`` queries that are higher on ``D'``
-#: followed by one that is not (exposes released noisy values).
+#: below/above, one-above, ``k`` zeros vs ``k`` ones, and ``m = 16`` queries that are higher on
+#: ``D'`` followed by one that is not (exposes released noisy values).
 PAIRS = {
     "count": (0.0, 1.0),
     "one vs rest": (np.r_[1.0, np.zeros(49)], np.r_[0.0, np.ones(49)]),
@@ -233,7 +237,7 @@ PAIRS = {
     "alternating": ([0, 1] * 3, [1, 0] * 3),
     "one above": ([0, 1], [1, 0]),
     "zeros vs ones": (np.zeros(30), np.ones(30)),
-    "m below then one": (np.zeros(9), np.r_[np.ones(8), 0.0]),
+    "m below then one": (np.zeros(17), np.r_[np.ones(16), 0.0]),
 }
 
 
@@ -286,5 +290,154 @@ def sparse_sampler(cls, *, threshold: float = 0.5, epsilon: float = 1.0, **kwarg
             r = sv.test(a)
             out.append(int(r) if isinstance(r, bool) else None if r is None else math.floor(r))
         return encode(out)
+
+    return repeat(once)
+
+
+# --- the audit's power: how large a sample, and how large an overspend, does it take? -----------
+
+
+def samples_to_flag(
+    sampler: Sampler,
+    d: object,
+    d_prime: object,
+    *,
+    epsilon: float,
+    sizes: Sequence[int],
+    delta: float = 0.0,
+    seeds: int = 20,
+    required: int = 19,
+    alpha: float = 1e-3,
+    kind: str = "scalar",
+    grid: int = 50,
+) -> int | None:
+    """The smallest sample size in ``sizes`` at which the audit flags the claim reliably.
+
+    "Reliably" means in at least ``required`` of ``seeds`` audits (seeds ``0 .. seeds-1``). The
+    sizes are tried in increasing order; at each, the audits stop as soon as the outcome is
+    decided (``seeds - required + 1`` misses, or ``required`` flags), so a search over a doubling
+    grid costs little more than the audits at the answer. Returns ``None`` if no size in
+    ``sizes`` suffices (the mechanism may still be broken: a larger sample may catch it).
+    """
+    seeds = check.integer(seeds, "seeds", minimum=1)
+    required = check.integer(required, "required", minimum=1)
+    if required > seeds:
+        raise ValueError(f"required must be at most seeds={seeds}, got {required}")
+    sizes = sorted(check.integer(s, "sizes[i]", minimum=100) for s in sizes)
+    if not sizes:
+        raise ValueError("sizes must name at least one sample size")
+    for size in sizes:
+        flags = misses = 0
+        for seed in range(seeds):
+            result = audit(sampler, d, d_prime, epsilon=epsilon, delta=delta, samples=size,
+                           rng=seed, alpha=alpha, kind=kind, grid=grid)  # fmt: skip
+            flags += result.flagged
+            misses += not result.flagged
+            if flags >= required or misses > seeds - required:
+                break
+        if flags >= required:
+            return size
+    return None
+
+
+def smallest_overspend_caught(
+    make_sampler: Callable[[float], Sampler],
+    d: object,
+    d_prime: object,
+    *,
+    epsilon: float,
+    samples: int,
+    factors: Sequence[float] = (1.25, 1.5, 2.0, 3.0, 5.0, 10.0),
+    delta: float = 0.0,
+    rng: int = 0,
+    alpha: float = 1e-3,
+    kind: str = "scalar",
+    grid: int = 50,
+) -> float | None:
+    """The audit's power: the smallest overspend factor ``f`` that this audit setting catches.
+
+    ``make_sampler(e)`` must return a sampler of the mechanism run at privacy parameter ``e``
+    (with ``delta`` unchanged). For a factor ``f`` the mechanism is run at ``f * epsilon`` and
+    audited against the claim ``epsilon`` (same pair, sample size, seed and events); the smallest
+    ``f`` in ``factors`` that is flagged is returned (found by bisection, assuming a larger
+    overspend is never harder to catch), ``None`` if even the largest is not. ``None`` means the
+    audit has **no power** here: it would pass a mechanism that spends ``max(factors)`` times
+    its claim, so its pass is no evidence about a bug of that size. One seed per factor: the
+    answer is the power of this audit as run, not an average over seeds.
+    """
+    epsilon = check.positive(epsilon, "epsilon")
+    factors = sorted(check.positive(f, "factors[i]") for f in factors)
+    if not factors or factors[0] < 1:
+        raise ValueError(f"factors must be a non-empty list of overspends >= 1, got {factors}")
+
+    def caught(f: float) -> bool:
+        sampler = make_sampler(f * epsilon)
+        result = audit(sampler, d, d_prime, epsilon=epsilon, delta=delta, samples=samples,
+                       rng=rng, alpha=alpha, kind=kind, grid=grid)  # fmt: skip
+        return result.flagged
+
+    # Bisection, assuming that a larger overspend is never harder to catch: the largest factor
+    # first (not caught: no power), then halve the range of candidates.
+    if not caught(factors[-1]):
+        return None
+    lo, hi = -1, len(factors) - 1  # factors[hi] is caught; factors[lo] (if any) is not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if caught(factors[mid]) else (mid, hi)
+    return factors[hi]
+
+
+# --- samplers of the iterative algorithms, on a one-record database ------------------------------
+# The input ``x`` (0 or 1, e.g. ``PAIRS["count"]``) is the value of the only record of a database
+# over one binary attribute, so the two inputs are replace-one neighbours with sensitivity 1; the
+# workload is the attribute's 1-way marginal, and the output is ``p_hat(0)`` rounded to a code.
+
+
+def _one_record(x: object):
+    from .data import Dataset
+    from .domain import Domain
+    from .queries import MarginalWorkload
+
+    domain = Domain.binary(1)
+    return Dataset([[int(x)]], domain), MarginalWorkload.all_kway(domain, 1)
+
+
+def private_mw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
+    """Sampler of :func:`dpteach.mw.private_mw` on a one-record database (output: ``p_hat(0)``
+    in hundredths)."""
+    from .mw import private_mw
+
+    def once(x, rng):
+        data, workload = _one_record(x)
+        return round(
+            private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng).synthetic[0] * 100
+        )
+
+    return repeat(once)
+
+
+def mwem_sampler(epsilon: float, *, rounds: int = 1) -> Sampler:
+    """Sampler of :func:`dpteach.mw.mwem` on a one-record database (output: ``p_hat(0)`` in
+    twentieths)."""
+    from .mw import mwem
+
+    def once(x, rng):
+        data, workload = _one_record(x)
+        result = mwem(data, workload, epsilon=epsilon, rounds=rounds, iterations=1, rng=rng)
+        return round(result.synthetic[0] * 20)
+
+    return repeat(once)
+
+
+def online_pmw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
+    """Sampler of :class:`dpteach.mw.OnlinePMW` on a one-record database, asked ``1[x = 0]``
+    twice (with one hard query allowed); the transcript of answers in quarters is encoded."""
+    from .mw import OnlinePMW
+
+    def once(x, rng):
+        data, _ = _one_record(x)
+        pmw = OnlinePMW(data, epsilon=epsilon, alpha=alpha, rng=rng, max_hard=1)
+        q = np.array([1.0, 0.0])
+        return encode([None if pmw.halted else round(pmw.answer(q) * 4) for _ in range(2)])
 
     return repeat(once)

@@ -2,9 +2,9 @@
 
 Under replace-one neighbours, each of ``k`` linear queries on a database of ``n`` records has
 sensitivity ``1/n``, so the vector of all ``k`` answers has L1 sensitivity ``k/n`` and L2
-sensitivity ``sqrt(k)/n``. The Laplace baseline's error therefore grows like ``k log k / (n eps)``
-and the Gaussian baseline's like ``sqrt(k log k) / (n eps)``: chapter 00's starting point, and what
-the iterative algorithms of the later chapters beat.
+sensitivity ``sqrt(k)/n``. The Laplace baseline's max error therefore grows like
+``k log k / (n eps)`` and the Gaussian baseline's like ``sqrt(k log k * log(1/delta)) / (n eps)``:
+chapter 00's starting point, and what the iterative algorithms of the later chapters beat.
 """
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ def laplace_answers(
 
     Guarantee: ``epsilon``-DP under replace-one neighbours when ``answers`` are ``k`` linear
     queries with values in [0, 1] on a database of ``n`` records (L1 sensitivity ``k/n``;
-    equivalently, basic composition of ``k`` answers at ``eps/k`` each). Dwork-Roth Thm 3.6.
-    The noise is :func:`~dpteach.mechanisms.laplace`'s floating-point-safe noise; a passed
-    Generator is consumed.
+    equivalently, basic composition of ``k`` answers at ``eps/k`` each). Dwork-Roth Thm 3.6 is
+    about real-valued noise; the noise is drawn by :func:`dpteach.laplace` with its default
+    floating-point-safe sampler, which makes the guarantee hold for the released doubles (its
+    scale is at most ``1 + 2^-10`` times ``k / (n eps)``). A passed Generator is consumed.
     """
     a = _answers(answers)
     n = check.integer(n, "n", minimum=1)
@@ -65,7 +66,9 @@ def gaussian_answers(
 
     Guarantee: ``(epsilon, delta)``-DP under replace-one neighbours for ``k`` linear queries with
     values in [0, 1] on ``n`` records (the Gaussian mechanism, analytic calibration of Balle and
-    Wang 2018 by default; see :func:`~dpteach.mechanisms.gaussian_sigma`).
+    Wang 2018 by default; see :func:`~dpteach.mechanisms.gaussian_sigma`), so ``sigma`` is of order
+    ``sqrt(k ln(1/delta)) / (n eps)``. The noise is floating-point Gaussian noise (see
+    :func:`dpteach.gaussian`). A passed Generator is consumed.
     """
     a = _answers(answers)
     n = check.integer(n, "n", minimum=1)

@@ -305,3 +305,19 @@ def pmwg_noise_scale(epsilon: float, domain_size: int, alpha: float, n0: int) ->
     """
     epsilon = check.positive(epsilon, "epsilon")
     return pmwg_worst_case_epsilon(1.0, domain_size, alpha, n0) / epsilon
+
+
+# --- Chapter 00: the Gaussian baseline's expected max error --------------------------------------
+
+
+def gaussian_expected_max_error(k: int, n: int, epsilon: float, delta: float) -> float:
+    """``E[max_i |N(0, sigma^2)_i|]`` over ``k`` i.i.d. coordinates, with the ``sigma`` of the
+    Gaussian baseline (L2 sensitivity ``sqrt(k)/n``, analytic calibration): the exact mean,
+    ``sigma * int_0^inf (1 - (2 Phi(t) - 1)^k) dt``, computed by quadrature (not a bound)."""
+    from scipy import integrate, special
+
+    k, n, epsilon, _ = _common(k, n, epsilon, 0.5)
+    sigma = gaussian_sigma(math.sqrt(k) / n, epsilon, delta)
+    # 1 - (1 - 2 Phi(-t))^k, written with log1p/expm1 so that it stays accurate in the far tail
+    tail = lambda t: -math.expm1(k * math.log1p(-2 * special.ndtr(-t)))  # noqa: E731
+    return sigma * integrate.quad(tail, 0, 40, limit=200)[0]

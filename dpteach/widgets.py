@@ -14,15 +14,43 @@ from collections.abc import Callable
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 
+from . import _validate as check
 
-def log_slider(description: str, value: float, low: float, high: float) -> widgets.FloatLogSlider:
-    """A log-scale slider over ``[low, high]`` (e.g. for epsilon or alpha)."""
+
+def _check_range(description: str, value: float, low: float, high: float) -> None:
+    if not low < high:
+        raise ValueError(f"{description}: low must be below high, got low={low}, high={high}")
+    if not low <= value <= high:
+        raise ValueError(
+            f"{description}: the default value must lie in [low, high] = [{low}, {high}], "
+            f"got {value} (it is not clamped silently)"
+        )
+
+
+def log_slider(
+    description: str, value: float, low: float, high: float, *, steps_per_decade: int = 16
+) -> widgets.FloatLogSlider:
+    """A log-scale slider over ``[low, high]`` (e.g. for epsilon or alpha).
+
+    Its positions are ``value * 10**(j / steps_per_decade)`` for integers ``j``: the grid is
+    anchored at the default, so the slider can always be moved back to it (to ``epsilon = 1``
+    when that is the default, and then through every power of ten in range). The ends are the
+    outermost grid points inside ``[low, high]``. The default of 16 steps per decade keeps the
+    exponents exact binary fractions. A default outside ``[low, high]`` raises ``ValueError``.
+    """
+    for name, x in (("value", value), ("low", low), ("high", high)):
+        check.positive(x, f"{description}: {name}")
+    steps = check.integer(steps_per_decade, "steps_per_decade", minimum=1)
+    _check_range(description, value, low, high)
+    centre, step = math.log10(value), 1 / steps
+    below = math.floor((centre - math.log10(low)) * steps + 1e-9)
+    above = math.floor((math.log10(high) - centre) * steps + 1e-9)
     return widgets.FloatLogSlider(
         value=value,
         base=10,
-        min=math.log10(low),
-        max=math.log10(high),
-        step=(math.log10(high) - math.log10(low)) / 40,
+        min=centre - below * step,
+        max=centre + above * step,
+        step=step,
         description=description,
         continuous_update=False,
         readout_format=".3g",
@@ -32,7 +60,24 @@ def log_slider(description: str, value: float, low: float, high: float) -> widge
 def int_slider(
     description: str, value: int, low: int, high: int, step: int = 1
 ) -> widgets.IntSlider:
-    """An integer slider (e.g. for n, k or a round t)."""
+    """An integer slider over ``low, low + step, ..., high`` (e.g. for n, k or a round t).
+
+    ``high - low`` and ``value - low`` must be multiples of ``step`` (so that both the maximum
+    and the default can be reached), and ``value`` must lie in ``[low, high]``: anything else
+    raises ``ValueError`` instead of being clamped silently.
+    """
+    value = check.integer(value, f"{description}: value")
+    low = check.integer(low, f"{description}: low")
+    high = check.integer(high, f"{description}: high")
+    step = check.integer(step, f"{description}: step", minimum=1)
+    if low == high:
+        raise ValueError(f"{description}: low must be below high, got low = high = {low}")
+    _check_range(description, value, low, high)
+    if (high - low) % step or (value - low) % step:
+        raise ValueError(
+            f"{description}: high - low ({high - low}) and value - low ({value - low}) must be "
+            f"multiples of step={step}, or the slider cannot reach them"
+        )
     return widgets.IntSlider(
         value=value, min=low, max=high, step=step, description=description, continuous_update=False
     )
