@@ -6,7 +6,7 @@ The package backs the book's notebooks: databases as histograms over a universe 
 (:mod:`~dpteach.privacy`) and the lectures' bounds (:mod:`~dpteach.theory`).
 """
 
-from . import audit, baselines, erm, growing, iterative, median, mw, streams, theory
+from . import adaptive, audit, baselines, erm, growing, iterative, median, mw, streams, theory
 from .adult import ADULT_SUBSETS, load_adult
 from .data import Dataset, correlated_data, from_histogram, independent_data
 from .domain import Domain
@@ -47,6 +47,7 @@ __all__ = [
     "Workload",
     "ZCDPBudget",
     "__version__",
+    "adaptive",
     "audit",
     "baselines",
     "erm",

@@ -1,13 +1,21 @@
-"""The halving update over an explicit set of small candidate databases (Stemmer, Lecture 4;
-Roth and Roughgarden 2010; Roth, Lecture 7).
+"""The median mechanism over explicitly enumerated small databases (Stemmer, Lecture 4; Roth and
+Roughgarden 2010; Roth, Lecture 7).
 
-Claim 1 of the median-mechanism lecture: for any database ``D`` and ``k`` queries, some database
-of only ``m = O(log k / alpha^2)`` records answers every query within ``alpha``. So the set ``C``
-of *all* histograms of ``m`` records over ``X`` contains a good candidate ``S*``. The halving
-database update algorithm keeps the surviving candidates; it answers a query with the *median*
-of their answers, and when told that the median is wrong (the true value ``v`` is far from it)
-it discards every candidate on the median's side. At least half go each time, and ``S*``, being
-closer to ``v`` than the median is, survives. Hence at most ``B = log2 |C|`` updates.
+Claim 1 of the lecture: for any sample ``S`` and ``k`` statistical queries, some database ``S'`` of
+only ``n' = ln(4k) / (2 alpha^2)`` records answers every query within ``alpha``. So the set of *all*
+databases of ``n'`` records contains a good candidate ``S*``. The median mechanism guesses each
+answer as the *median* of the surviving candidates' answers and asks :class:`GuessAndCheck` whether
+the guess is right; on a wrong guess it discards every candidate far from the (accurate) answer. At
+least half go each time and ``S*`` never does, so there are at most ``log2 |S_0|`` wrong guesses.
+
+Candidates are rows of a matrix of normalised histograms: databases of ``n'`` records as
+*multisets* (order does not change a statistical query), :func:`small_databases`.
+:class:`HalvingDUA` is the same halving update packaged as a database update algorithm for the
+IC mechanism (chapter 01).
+
+The median mechanism and :class:`GuessAndCheck` are *not* differentially private; the lecture
+analyses them by transcript compression, for statistical accuracy. :class:`PrivateGuessAndCheck`
+is the differentially private variant (sparse vector + Laplace).
 """
 
 from __future__ import annotations
@@ -18,30 +26,279 @@ import math
 import numpy as np
 
 from . import _validate as check
+from .mechanisms import Seed, Sparse, laplace
+from .privacy import PrivacyBudget, ZCDPBudget, charge
 from .queries import Workload
 
-#: Largest candidate set that :func:`small_databases` enumerates.
+#: Largest candidate set (number of databases) that :func:`small_databases` enumerates.
 MAX_CANDIDATES = 2_000_000
+#: Largest candidate matrix (databases x cells) that :func:`small_databases` allocates (128 MiB).
+MAX_CANDIDATE_CELLS = 2**24
+
+
+def multiset_count(domain_size: int, m: int) -> int:
+    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``|X|`` cells, as
+    multisets (the ordered tuples ``X^m`` number ``|X|^m``)."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    m = check.integer(m, "m", minimum=1)
+    return math.comb(size + m - 1, m)
 
 
 def small_databases(domain_size: int, m: int) -> np.ndarray:
     """Every normalised histogram of ``m`` records over a universe of ``domain_size`` cells.
 
-    Returns an array of shape ``(C(|X| + m - 1, m), |X|)``; each row sums to 1.
+    Returns an array of shape ``(C(|X| + m - 1, m), |X|)``; each row sums to 1. Refuses, before
+    allocating anything, a set of more than :data:`MAX_CANDIDATES` databases or a matrix of more
+    than :data:`MAX_CANDIDATE_CELLS` entries, with the size and the limit.
     """
     size = check.integer(domain_size, "domain_size", minimum=1)
     m = check.integer(m, "m", minimum=1)
-    count = math.comb(size + m - 1, m)
-    if count > MAX_CANDIDATES:
+    # log of the count first: math.comb of a huge m would itself take very long
+    log_count = math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
+    count = math.comb(size + m - 1, m) if log_count < 60 else None
+    if count is None or count > MAX_CANDIDATES:
+        shown = f"{count:,}" if count is not None else f"about 10^{log_count / math.log(10):.0f}"
         raise ValueError(
-            f"there are {count:,} databases of m={m} records over {size} cells, more than the "
+            f"there are {shown} databases of m={m} records over {size} cells, more than the "
             f"limit {MAX_CANDIDATES:,}; choose a smaller m or universe"
         )
-    check.dense_size(count * max(size, m), f"the {count:,} candidate databases over {size} cells")
-    cells = np.array(list(itertools.combinations_with_replacement(range(size), m)), dtype=np.int64)
-    hist = np.zeros((count, size))
-    np.add.at(hist, (np.repeat(np.arange(count), m), cells.ravel()), 1.0)
+    if count * size > MAX_CANDIDATE_CELLS:
+        raise ValueError(
+            f"the {count:,} databases of m={m} records over {size} cells need a matrix of "
+            f"{count * size:,} entries, more than the limit {MAX_CANDIDATE_CELLS:,}; choose a "
+            "smaller m or universe"
+        )
+    # Stars and bars: the size - 1 bars among m + size - 1 slots give the counts; reversed, the
+    # rows come in the order of itertools.combinations_with_replacement(range(size), m).
+    slots = m + size - 1
+    bars = np.fromiter(
+        itertools.chain.from_iterable(itertools.combinations(range(slots), size - 1)),
+        dtype=np.int64,
+        count=count * (size - 1),
+    ).reshape(count, size - 1)[::-1]
+    edges = np.hstack([np.full((count, 1), -1), bars, np.full((count, 1), slots)])
+    hist = np.diff(edges, axis=1) - 1
     return hist / m
+
+
+def _sample_counts(sample: object) -> np.ndarray:
+    """The counts ``h`` of a sample (a :class:`~dpteach.Dataset` or non-negative integer counts)."""
+    if hasattr(sample, "counts"):
+        sample = sample.counts()
+    h = check.array(sample, "sample", ndim=1)
+    if h.size == 0 or np.any(h < 0) or np.any(h != np.round(h)) or h.sum() < 1:
+        raise ValueError("sample must be non-negative integer counts over X with at least 1 record")
+    return h
+
+
+def _statistical_query(q: object, size: int) -> np.ndarray:
+    q = check.array(q, "query", ndim=1)
+    if q.shape[0] != size:
+        raise ValueError(f"query must have length {size} (the universe size), got {q.shape[0]}")
+    if np.any((q < 0) | (q > 1)):
+        raise ValueError("query must take values in [0, 1] (a statistical query)")
+    return q
+
+
+def subsample_success(
+    sample: object, queries: object, *, n_prime: int, alpha: float, trials: int, rng: Seed
+) -> float:
+    """The fraction of ``trials`` subsamples ``S' ~ (U_S)^{n'}`` with ``max_i |q_i(S') - q_i(S)|
+    <= alpha`` (Lecture 4, Claim 1: at least 1/2 when ``n' = ln(4k) / (2 alpha^2)``).
+
+    ``sample``: counts over X (or a Dataset); ``queries``: a ``k x |X|`` matrix of statistical
+    queries. A passed Generator is consumed.
+    """
+    h = _sample_counts(sample)
+    Q = check.array(queries, "queries", ndim=2)
+    for q in Q:
+        _statistical_query(q, h.size)
+    n_prime = check.integer(n_prime, "n_prime", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    trials = check.integer(trials, "trials", minimum=1)
+    gen = check.rng(rng)
+    p = h / h.sum()
+    sub = gen.multinomial(n_prime, p, size=trials) / n_prime
+    errors = np.max(np.abs(sub @ Q.T - Q @ p), axis=1)
+    return float(np.mean(errors <= alpha))
+
+
+class GuessAndCheck:
+    """GuessAndCheck(eta, m) on a sample ``S`` (Lecture 4, as the lecture uses it; our
+    reconstruction of the previous lecture's details).
+
+    :meth:`ask` takes a statistical query ``q`` and a guess ``g``. If ``|g - q(S)| <= eta`` it
+    answers ``g``; otherwise (a *wrong guess*) it answers ``q(S)`` rounded to the nearest multiple
+    of ``eta/4``, which is ``eta/8``-, hence ``eta/4``-empirically accurate, and comes from a set of
+    about ``4/eta`` values: the transcript is then described by the positions of the wrong guesses
+    and these rounded values, the compression behind the lecture's accuracy bound. After ``m`` wrong
+    guesses (the ``m``-th is answered) it halts and answers nothing more.
+
+    ``eta`` must be in ``(0, 1]`` and guesses in ``[0, 1]`` (values of statistical queries); a
+    refused call changes nothing.
+
+    Not differentially private (every answer is a deterministic function of ``S``); it is
+    analysed by transcript compression. See :class:`PrivateGuessAndCheck`.
+    """
+
+    def __init__(self, sample: object, *, eta: float, m: int):
+        self._counts = _sample_counts(sample)
+        self.n = int(self._counts.sum())
+        self._p = self._counts / self.n
+        self.eta = check.positive(eta, "eta")
+        if self.eta > 1:
+            raise ValueError(f"eta must be in (0, 1] (statistical queries), got {self.eta}")
+        self.m = check.integer(m, "m", minimum=1)
+        self.wrong = 0
+        self.asked = 0
+
+    @property
+    def halted(self) -> bool:
+        """True once ``m`` guesses were wrong."""
+        return self.wrong >= self.m
+
+    def _check(self, q: object, guess: object) -> tuple[np.ndarray, float]:
+        if self.halted:
+            raise RuntimeError(f"{type(self).__name__} has halted after m={self.m} wrong guesses")
+        q, guess = _statistical_query(q, self._p.size), check.real(guess, "guess")
+        if not 0 <= guess <= 1:
+            raise ValueError(f"guess must be in [0, 1] (a statistical query's value), got {guess}")
+        return q, guess
+
+    def ask(self, q: object, guess: float) -> float:
+        """The guess if it is within ``eta`` of ``q(S)``, else ``q(S)`` on the ``eta/4`` grid."""
+        q, guess = self._check(q, guess)
+        self.asked += 1
+        value = float(q @ self._p)
+        if abs(guess - value) <= self.eta:
+            return guess
+        self.wrong += 1
+        step = self.eta / 4
+        return float(np.clip(round(value / step) * step, 0.0, 1.0))
+
+
+class PrivateGuessAndCheck(GuessAndCheck):
+    """The differentially private GuessAndCheck: a sparse-vector test and Laplace answers.
+
+    A guess is *wrong* when the sparse vector (:class:`~dpteach.Sparse`, threshold ``eta``,
+    cutoff ``m``, ``epsilon/2``) finds ``|g - q(S)|`` above the threshold; the answer is then
+    ``q(S) + Lap(2m / (epsilon n))`` (:func:`~dpteach.laplace` at ``epsilon / (2m)``), otherwise the
+    guess. After ``m`` wrong guesses it halts and answers nothing more.
+
+    Guarantee: ``epsilon``-DP under replace-one neighbours for any adaptively chosen stream of
+    (query, guess) pairs (the sparse vector's ``epsilon/2`` plus at most ``m`` Laplace answers of
+    ``epsilon/(2m)`` each, by adaptive composition, Lecture 4 Theorem 8). Sensitivity: ``1/n`` for
+    ``q(S)`` and for ``|g - q(S)|``. The whole ``epsilon`` is charged to ``budget`` on
+    construction, after validation and before anything is drawn or released. Accuracy is now
+    approximate: a guess within ``eta`` may be called wrong, and one a little beyond ``eta``
+    accepted, by the sparse vector's noise.
+    """
+
+    def __init__(
+        self,
+        sample: object,
+        *,
+        eta: float,
+        m: int,
+        epsilon: float,
+        rng: Seed,
+        budget: PrivacyBudget | ZCDPBudget | None = None,
+    ):
+        super().__init__(sample, eta=eta, m=m)
+        self.epsilon = check.positive(epsilon, "epsilon")
+        gen = check.rng(rng)
+        charge(budget, self.epsilon, label="PrivateGuessAndCheck")
+        self._rng = gen
+        self._sparse = Sparse(self.eta, sensitivity=1 / self.n, epsilon=self.epsilon / 2,
+                              rng=gen, cutoff=self.m)  # fmt: skip
+
+    def _answer(self, value: float) -> float:
+        return laplace(value, sensitivity=1 / self.n, epsilon=self.epsilon / (2 * self.m),
+                       rng=self._rng)  # fmt: skip
+
+    def ask(self, q: object, guess: float) -> float:
+        """The guess if the sparse vector finds it close, else a Laplace answer."""
+        q, guess = self._check(q, guess)
+        self.asked += 1
+        value = float(q @ self._p)
+        if not self._sparse.test(abs(guess - value)):
+            return guess
+        self.wrong += 1
+        return self._answer(value)
+
+
+def best_candidate(candidates: object, queries: object, sample: object) -> tuple[int, float]:
+    """``S*`` in hindsight: the candidate closest to the sample on all the queries, and its error
+    ``max_i |q_i(S*) - q_i(S)|`` (a non-private diagnostic)."""
+    C = check.array(candidates, "candidates", ndim=2)
+    h = _sample_counts(sample)
+    Q = check.array(queries, "queries", ndim=2)
+    errors = np.max(np.abs(C @ Q.T - Q @ (h / h.sum())), axis=1)
+    i = int(np.argmin(errors))
+    return i, float(errors[i])
+
+
+class MedianMechanism:
+    """The median mechanism (Lecture 4), answering statistical queries one at a time.
+
+    With survivors ``S_{i-1}`` (rows of ``candidates``, initially all), :meth:`answer` guesses ``g_i
+    = median{q_i(S') : S' in S_{i-1}}``, asks :class:`GuessAndCheck` ``(eta, m)`` on the sample, and
+    after a wrong guess keeps only the candidates with ``|q_i(S') - a_i| <= eta/2``. A wrong guess
+    has ``|g_i - a_i| > eta - eta/4 > eta/2``, so every candidate on the median's far side goes: at
+    least half (the auxiliary claim). A candidate ``S*`` within ``eta/4`` of the sample on every
+    query is never removed. Hence at most ``log2 |S_0|`` wrong guesses, and the default ``m =
+    floor(log2 |S_0|) + 1`` is never exhausted while ``S*`` exists (our GuessAndCheck halts *after*
+    its ``m``-th wrong guess). The lecture's ``S_0 = X^{n'}`` with ``m = n' log2 |X|``; here ``S_0``
+    is whatever candidate set is passed (e.g. :func:`small_databases`).
+
+    Not differentially private: analysed by transcript compression, for statistical accuracy.
+    ``survivors[i]`` is ``|S_i|`` (``survivors[0] = |S_0|``), ``wrong[i-1]`` whether guess ``i``
+    was wrong. :meth:`answer` returns ``None`` once GuessAndCheck has halted. Should a wrong guess
+    leave no survivor (then no candidate is within ``eta/4`` of the sample on every query, as can
+    happen for a candidate set smaller than the lecture's), the survivors are kept unchanged.
+    """
+
+    def __init__(self, sample: object, *, candidates: object, eta: float, m: int | None = None):
+        C = check.array(candidates, "candidates", ndim=2)
+        h = _sample_counts(sample)
+        if C.shape[0] < 1 or C.shape[1] != h.size:
+            raise ValueError(
+                f"candidates must be a non-empty matrix with {h.size} columns (the universe "
+                f"size), got shape {C.shape}"
+            )
+        if m is None:
+            m = math.floor(math.log2(C.shape[0])) + 1
+        self.candidates = C
+        self.checker = GuessAndCheck(h, eta=eta, m=m)
+        self.eta, self.m = self.checker.eta, self.checker.m
+        self._alive = np.arange(C.shape[0])  # indices of the survivors S_{i-1}
+        self.survivors = [C.shape[0]]
+        self.wrong: list[bool] = []
+
+    def answer(self, q: object) -> float | None:
+        """The answer ``a_i`` to statistical query ``q`` (``None`` after GuessAndCheck halted)."""
+        if self.checker.halted:
+            return None
+        q = _statistical_query(q, self.candidates.shape[1])
+        values = self.candidates[self._alive] @ q
+        guess = float(np.median(values))
+        a = self.checker.ask(q, guess)
+        wrong = a != guess
+        if wrong:
+            kept = self._alive[np.abs(values - a) <= self.eta / 2]
+            # No survivor near a_i: no candidate is within eta/4 of the sample on every query (the
+            # premise of the analysis fails for this candidate set); the survivors stay.
+            self._alive = kept if kept.size else self._alive
+        self.wrong.append(bool(wrong))
+        self.survivors.append(int(self._alive.size))
+        return a
+
+    @property
+    def alive(self) -> np.ndarray:
+        """Boolean mask of the surviving candidates ``S_i``."""
+        mask = np.zeros(self.candidates.shape[0], dtype=bool)
+        mask[self._alive] = True
+        return mask
 
 
 class HalvingDUA:
@@ -89,3 +346,42 @@ class HalvingDUA:
     def synthetic(self, state: np.ndarray) -> np.ndarray:
         """The average of the surviving candidates (a histogram; the answers are medians)."""
         return self.candidates[state].mean(axis=0)
+
+
+# --- samplers for dpteach.audit ----------------------------------------------------------------
+
+
+def guess_and_check_sampler(make, pairs, *, resolution: int = 4):
+    """A sampler ``sampler(counts, rng, size)`` for :func:`dpteach.audit.audit`.
+
+    ``make(counts, rng)`` builds a GuessAndCheck-like mechanism on the sample ``counts``; it is
+    asked the fixed ``(query, guess)`` ``pairs`` (a deterministic adversary, which suffices: see
+    the chapter's exercise), and the transcript (``None`` for an accepted guess, else
+    ``floor(resolution * answer)``) is encoded as one integer (:func:`dpteach.audit.encode`).
+    """
+    from .audit import encode, repeat
+
+    def once(counts, rng):
+        checker, out = make(counts, rng), []
+        for q, g in pairs:
+            if checker.halted:
+                break
+            a = checker.ask(q, g)
+            out.append(None if a == g else math.floor(resolution * a))
+        return encode(out)
+
+    return repeat(once)
+
+
+def median_mechanism_sampler(candidates, queries, *, eta: float, resolution: int = 4):
+    """A sampler for :func:`dpteach.audit.audit` of the :class:`MedianMechanism` on ``counts``,
+    asked the fixed ``queries``; the answers ``floor(resolution * a)`` are encoded as one integer.
+    The mechanism is deterministic, so it is run once and its output repeated ``size`` times."""
+    from .audit import encode
+
+    def sampler(counts, rng, size):
+        mm = MedianMechanism(counts, candidates=candidates, eta=eta)
+        code = encode([math.floor(resolution * mm.answer(q)) for q in queries])
+        return np.full(size, code)
+
+    return sampler

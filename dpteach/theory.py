@@ -307,6 +307,87 @@ def pmwg_noise_scale(epsilon: float, domain_size: int, alpha: float, n0: int) ->
     return pmwg_worst_case_epsilon(1.0, domain_size, alpha, n0) / epsilon
 
 
+# --- Median mechanism and stability (Stemmer, Lecture 4) ----------------------------------------
+
+
+def claim1_subsample_size(k: int, alpha: float) -> float:
+    """``n' = ln(4k) / (2 alpha^2)`` (Lecture 4, Claim 1): a subsample of ``n'`` records drawn with
+    replacement answers all ``k`` queries within ``alpha`` with probability ``>= 1/2``
+    (Hoeffding, ``P[|q(S') - q(S)| > alpha] <= 2 e^{-2 n' alpha^2}``, and a union bound over
+    ``k``: ``2k / (4k) = 1/2``)."""
+    k = check.integer(k, "k", minimum=1)
+    return math.log(4 * k) / (2 * check.positive(alpha, "alpha") ** 2)
+
+
+def claim1_alpha(k: int, n_prime: int) -> float:
+    """``alpha = sqrt(ln(4k) / (2 n'))``: Claim 1 solved for ``alpha`` (Lecture 4)."""
+    k = check.integer(k, "k", minimum=1)
+    n_prime = check.integer(n_prime, "n_prime", minimum=1)
+    return math.sqrt(math.log(4 * k) / (2 * n_prime))
+
+
+def median_eta(k: int, n: int) -> float:
+    """``eta = (ln(4k) / (2n))^{1/4}``: the median mechanism's accuracy parameter (Lecture 4); its
+    answers are within ``eta`` of the sample while GuessAndCheck has not halted (Theorem 2)."""
+    k = check.integer(k, "k", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    return (math.log(4 * k) / (2 * n)) ** 0.25
+
+
+def median_subsample_size(k: int, n: int) -> int:
+    """``n' = ceil(8 ln(4k) / eta^2) = ceil(8 sqrt(2 n ln(4k)))`` (Lecture 4, with the arithmetic
+    corrected: the text's ``8 sqrt(ln 4k) 2n`` is off by a factor ``sqrt(2n)``). It is Claim 1's
+    size for accuracy ``eta/4``."""
+    eta = median_eta(k, n)
+    return math.ceil(8 * math.log(4 * k) / eta**2 - 1e-9)  # - 1e-9: round-off of exact integers
+
+
+def median_guesses(k: int, n: int, domain_size: int) -> float:
+    """``m = n' log2 |X| = log2 |X^{n'}|``: the lecture's bound on the wrong guesses (Lecture 4;
+    base 2, since it counts halvings of ``S_0 = X^{n'}``)."""
+    size = check.integer(domain_size, "domain_size", minimum=2)
+    return median_subsample_size(k, n) * math.log2(size)
+
+
+def median_log10_candidates(k: int, n: int, domain_size: int) -> float:
+    """``log10 |S_0| = n' log10 |X|``: the size of the lecture's candidate set, in digits."""
+    return median_guesses(k, n, domain_size) * math.log10(2)
+
+
+def median_error_rate(k: int, n: int, domain_size: int, beta: float = 0.05) -> float:
+    """``(ln k)^{3/4} sqrt(ln(|X| / beta)) / n^{1/4}``: Theorem 2's rate for the median mechanism
+    (Lecture 4), without its constants and logarithmic factors (the ``O~``)."""
+    k = check.integer(k, "k", minimum=2)
+    n = check.integer(n, "n", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=2)
+    beta = check.probability(beta, "beta")
+    return math.log(k) ** 0.75 * math.sqrt(math.log(size / beta)) / n**0.25
+
+
+def laplace_density_ratio_bound(lam: float, b: float) -> float:
+    """``e^{lambda / b}``: Claim 3 (Lecture 4) bounds ``h_{mu', b}(y) / h_{mu, b}(y)`` within
+    ``[e^{-lambda/b}, e^{lambda/b}]`` for ``|mu - mu'| <= lambda``, for every ``y``."""
+    return math.exp(check.nonnegative(lam, "lam") / check.positive(b, "b"))
+
+
+def laplace_tail(delta: float, epsilon: float, n: int) -> float:
+    """``P[|Y| > Delta] = exp(-epsilon n Delta)`` for ``Y ~ Lap(1 / (epsilon n))`` (Lecture 4,
+    Claim 6; exact, each side contributing half)."""
+    delta = check.nonnegative(delta, "delta")
+    epsilon = check.positive(epsilon, "epsilon")
+    n = check.integer(n, "n", minimum=1)
+    return math.exp(-epsilon * n * delta)
+
+
+def laplace_privacy_loss(y: object, mu: float, mu_prime: float, b: float) -> np.ndarray:
+    """The privacy loss ``ln(h_{mu,b}(y) / h_{mu',b}(y)) = (|y - mu'| - |y - mu|) / b`` of a
+    Laplace output ``y`` (Lecture 4, Claim 3: within ``[-lambda/b, lambda/b]``,
+    ``lambda = |mu - mu'|``). Losses of composed mechanisms add (Theorems 7, 8)."""
+    y = check.array(y, "y")
+    mu, mu_prime = check.real(mu, "mu"), check.real(mu_prime, "mu_prime")
+    return (np.abs(y - mu_prime) - np.abs(y - mu)) / check.positive(b, "b")
+
+
 # --- Chapter 00: the Gaussian baseline's expected max error --------------------------------------
 
 

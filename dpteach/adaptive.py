@@ -1,0 +1,247 @@
+"""Adaptive data analysis (Stemmer, Lecture 4): an analyst asks statistical queries of a *sample*.
+
+The sample ``S`` holds ``n`` records drawn from a population ``P`` over a universe ``X``; a
+statistical query is a vector ``q`` in ``[0, 1]^|X|`` with ``q(S) = <q, p_S>`` and
+``q(P) = <q, P>``. An *analyst* is a generator that yields queries and receives the answers
+(``answer = yield query``), so each query may depend on earlier answers; a *mechanism* is any
+object with ``answer(q)``. :func:`interact` runs one against the other; the transcript's errors on
+the sample and on the population tell empirical from statistical accuracy.
+
+The mechanisms here: :class:`ExactAnswers` (the empirical average, not DP-stable),
+:class:`LaplaceAnswers` (DP-stable), :class:`FreshSamples` (the expensive ideal) and, from
+:mod:`dpteach.median`, the median mechanism.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _validate as check
+from .mechanisms import Seed, laplace
+from .median import _sample_counts, _statistical_query
+
+Analyst = Generator[np.ndarray, float, None]
+
+
+class ExactAnswers:
+    """Answers every query with the exact empirical average ``q(S)``: empirically perfect, not
+    DP-stable (deterministic, and changing one record changes the answer)."""
+
+    def __init__(self, sample: object):
+        h = _sample_counts(sample)
+        self._p = h / h.sum()
+
+    def answer(self, q: object) -> float:
+        return float(_statistical_query(q, self._p.size) @ self._p)
+
+
+class LaplaceAnswers:
+    """The Laplace mechanism (Lecture 4, Definition 4): ``q(S) + Lap(1 / (epsilon n))`` per query.
+
+    Guarantee: each answer is ``epsilon``-DP-stable under replace-one neighbours (Theorem 5;
+    sensitivity ``1/n``); ``k`` adaptively chosen answers are ``k epsilon``-DP-stable (Theorem 8).
+    A passed Generator is consumed.
+    """
+
+    def __init__(self, sample: object, *, epsilon: float, rng: Seed):
+        h = _sample_counts(sample)
+        self.n = int(h.sum())
+        self._p = h / self.n
+        self.epsilon = check.positive(epsilon, "epsilon")
+        self._rng = check.rng(rng)
+
+    def answer(self, q: object) -> float:
+        value = float(_statistical_query(q, self._p.size) @ self._p)
+        return laplace(value, sensitivity=1 / self.n, epsilon=self.epsilon, rng=self._rng)
+
+
+class FreshSamples:
+    """Answers every query on a fresh sample of ``n`` records from the population ``P``: the
+    expensive ideal (``k`` queries cost ``k n`` records), whose answers cannot overfit. A passed
+    Generator is consumed."""
+
+    def __init__(self, population: object, n: int, *, rng: Seed):
+        self._P = check.histogram(population, name="population")
+        self.n = check.integer(n, "n", minimum=1)
+        self._rng = check.rng(rng)
+
+    def answer(self, q: object) -> float:
+        q = _statistical_query(q, self._P.size)
+        return float(q @ self._rng.multinomial(self.n, self._P) / self.n)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """The queries asked (``k x |X|``) and the answers received (``k``)."""
+
+    queries: np.ndarray
+    answers: np.ndarray
+
+    def errors(self, p: object) -> np.ndarray:
+        """``|a_i - q_i(p)|`` for every query, against a histogram ``p`` (the sample's ``p_S`` for
+        empirical error, the population ``P`` for statistical error)."""
+        p = check.histogram(p, self.queries.shape[1], name="p")
+        return np.abs(self.answers - self.queries @ p)
+
+
+def interact(mechanism, analyst: Analyst) -> Transcript:
+    """Run ``analyst`` against ``mechanism`` until the analyst stops or the mechanism answers
+    ``None`` (it has halted)."""
+    queries, answers = [], []
+    try:
+        q = next(analyst)
+        while True:
+            a = mechanism.answer(q)
+            if a is None:
+                break
+            queries.append(np.asarray(q, dtype=float))
+            answers.append(a)
+            q = analyst.send(a)
+    except StopIteration:
+        pass
+    return Transcript(np.array(queries), np.array(answers, dtype=float))
+
+
+def fixed_queries(queries: Iterable[object]) -> Analyst:
+    """A non-adaptive analyst: asks ``queries`` in order, ignoring the answers."""
+    for q in queries:
+        yield np.asarray(q, dtype=float)
+
+
+def agreement(feature: np.ndarray, label: np.ndarray) -> np.ndarray:
+    """The statistical query ``q(x) = 1[f(x) = y(x)]``: how often a 0/1 feature predicts the
+    label."""
+    return (np.asarray(feature) == np.asarray(label)).astype(float)
+
+
+def overfitting_attack(features: object, label: object) -> Analyst:
+    """The classic overfitting attack (Freedman's paradox; Dwork et al. 2015).
+
+    First asks, for each of the ``d`` features (rows of ``features``, 0/1 over X), how often it
+    agrees with ``label`` (0/1 over X); then asks how often the *majority vote* of the features
+    that looked good (answer above 1/2) agrees with the label (an empty vote predicts 0). On a
+    population where no feature carries signal, exact answers make the vote look good on the
+    sample while it is no better than chance on the population.
+    """
+    F = np.asarray(features)
+    y = np.asarray(label)
+    good = np.zeros(len(F), dtype=bool)
+    for j, f in enumerate(F):
+        good[j] = (yield agreement(f, y)) > 0.5
+    votes = F[good].mean(axis=0) if good.any() else np.zeros(y.size)
+    yield agreement((votes > 0.5).astype(int), y)
+
+
+def useless_features(domain_size: int, d: int, *, rng: Seed) -> tuple[np.ndarray, np.ndarray]:
+    """A population of ``domain_size`` kinds of record (uniform ``P``) with a 0/1 label (half of
+    the kinds each) and ``d`` 0/1 features that each agree with the label on exactly half of each
+    label class, so every feature's agreement with the label is exactly 1/2 on the population.
+
+    Returns ``(features, label)``: a ``d x |X|`` and a length-``|X|`` array. ``domain_size`` must
+    be a multiple of 4. A passed Generator is consumed.
+    """
+    size = check.integer(domain_size, "domain_size", minimum=4)
+    if size % 4:
+        raise ValueError(f"domain_size must be a multiple of 4, got {size}")
+    d = check.integer(d, "d", minimum=1)
+    gen = check.rng(rng)
+    label = np.repeat([0, 1], size // 2)
+    half = np.tile(np.repeat([0, 1], size // 4), (d, 1))
+    agrees = np.hstack([gen.permuted(half, axis=1), gen.permuted(half, axis=1)]).astype(bool)
+    features = np.where(agrees, label, 1 - label)
+    return features, label
+
+
+def overfitting_errors(
+    make_mechanism: Callable[[np.ndarray, np.ndarray, np.random.Generator], object],
+    *,
+    d: int,
+    n: int,
+    domain_size: int,
+    rng: Seed,
+) -> tuple[float, float]:
+    """One run of :func:`overfitting_attack` with ``d`` useless features: draws the population
+    (:func:`useless_features`, uniform ``P``) and a sample of ``n`` records, builds the mechanism
+    with ``make_mechanism(counts, P, rng)`` and returns the final (majority-vote) query's sample and
+    population errors ``(|a - q(S)|, |a - q(P)|)``. A passed Generator is consumed."""
+    gen = check.rng(rng)
+    features, label = useless_features(domain_size, d, rng=gen)
+    P = np.full(domain_size, 1 / domain_size)
+    counts = gen.multinomial(check.integer(n, "n", minimum=1), P)
+    t = interact(make_mechanism(counts, P, gen), overfitting_attack(features, label))
+    return float(t.errors(counts / n)[-1]), float(t.errors(P)[-1])
+
+
+def overfitting_curves(
+    mechanisms: dict, *, ds: Iterable[int], n: int, domain_size: int, seeds: int
+) -> dict[str, np.ndarray]:
+    """:func:`overfitting_errors` for every mechanism (name -> ``make_mechanism``), every ``d`` in
+    ``ds`` and seeds ``0..seeds-1``: arrays of shape ``(len(ds), seeds, 2)`` (sample error,
+    population error)."""
+    seeds = check.integer(seeds, "seeds", minimum=1)
+    return {
+        name: np.array(
+            [
+                [
+                    overfitting_errors(make, d=d, n=n, domain_size=domain_size, rng=s)
+                    for s in range(seeds)
+                ]
+                for d in ds
+            ]
+        )  # fmt: skip
+        for name, make in mechanisms.items()
+    }
+
+
+# --- figures of chapter 02 ---------------------------------------------------------------------
+
+
+def plot_survivors(ax, mechanism) -> None:
+    """A median mechanism's candidate set ``|S_i|`` over the queries (log scale), its wrong
+    guesses, the halving bound ``|S_0| 2^{-t}`` (``t`` wrong guesses so far) and the floor 1."""
+    from . import viz
+
+    s = np.array(mechanism.survivors)
+    rounds = np.arange(s.size)
+    wrong = np.flatnonzero(mechanism.wrong) + 1
+    ax.step(rounds, s, where="post", label=r"$|\mathbb{S}_i|$ measured")
+    viz.bound(ax, rounds, s[0] / 2.0 ** np.cumsum(np.r_[0, mechanism.wrong]),
+              r"$|\mathbb{S}_0|\,2^{-t}$ after $t$ wrong guesses")  # fmt: skip
+    ax.plot(wrong, s[wrong], "o", color=viz.PALETTE["vermillion"], label="wrong guess")
+    viz.bound(ax, rounds, np.ones(s.size), r"$1$ ($S^*$ survives)", color=viz.PALETTE["green"])
+    ax.set(yscale="log", xlabel="query $i$", ylabel="surviving candidates")
+    ax.legend(fontsize=7)
+
+
+def plot_errors(ax, transcript: Transcript, sample: object, population: object, eta: float):
+    """Each answer's error on the sample and on the population, with ``eta`` dashed."""
+    from . import viz
+
+    h = _sample_counts(sample)
+    ax.plot(transcript.errors(h / h.sum()), "o", markersize=3, label="sample error")
+    ax.plot(transcript.errors(population), "s", markersize=3, label="population error")
+    viz.bound(ax, [0, len(transcript.answers)], [eta, eta], r"$\eta$")
+    ax.set(xlabel="query $i$", ylabel="error")
+    ax.legend(fontsize=8)
+
+
+def median_run_figure(eta: float, n: int, k: int) -> None:
+    """The chapter's widget: the median mechanism on 4 cells (all 12,341 databases of 40 records),
+    ``k`` random counting queries, a sample of ``n`` from ``P = (0.4, 0.3, 0.2, 0.1)`` (seed 7).
+    A pure function of its arguments; draws the candidate set and the errors."""
+    from . import viz
+    from .median import MedianMechanism, small_databases
+
+    rng = np.random.default_rng(7)
+    P = np.array([0.4, 0.3, 0.2, 0.1])
+    h = rng.multinomial(check.integer(n, "n", minimum=1), P)
+    Q = (rng.random((check.integer(k, "k", minimum=1), 4)) < 0.5).astype(float)
+    mech = MedianMechanism(h, candidates=small_databases(4, 40), eta=eta)
+    t = interact(mech, fixed_queries(Q))
+    _, (left, right) = viz.subplots(ncols=2)
+    plot_survivors(left, mech)
+    left.set_title(f"{sum(mech.wrong)} wrong guesses, m = {mech.m}")
+    plot_errors(right, t, h, P, eta)
