@@ -1,12 +1,13 @@
 """SmallDB: the exponential mechanism over all small databases (Blum, Ligett and Roth 2008).
 
 Item 3 of the projection notes' recap. Some database of only ``m = ceil(ln|Q| / alpha^2)``
-records answers every query of ``Q`` within ``alpha`` (:func:`dpteach.theory.smalldb_size`).
-SmallDB enumerates *all* databases of ``m`` records over the universe X (the same candidate set
-as the median mechanism, :func:`dpteach.median.small_databases`) and picks one with the
-exponential mechanism, scoring a candidate ``y`` by ``-max_q |q(x) - q(y)|``. That score moves by
-at most ``1/n`` between replace-one neighbours, so the choice is ``epsilon``-DP, and the chosen
-database is a synthetic database: every answer computed from it is post-processing.
+records answers every query of ``Q`` within ``alpha`` when ``|Q| >= 3``
+(:func:`dpteach.theory.smalldb_size`). SmallDB enumerates *all* databases of ``m`` records over
+the universe X (the same candidate set as the median mechanism,
+:func:`dpteach.median.small_databases`) and picks one with the exponential mechanism, scoring a
+candidate ``y`` by ``-max_q |q(x) - q(y)|``. That score moves by at most ``1/n`` between
+replace-one neighbours, so the choice is ``epsilon``-DP, and the chosen database is a synthetic
+database: every answer computed from it is post-processing.
 
 The price is the candidate set: ``C(|X| + m - 1, m)`` databases, polynomial in ``|X|`` for fixed
 ``m`` but hopeless beyond tiny universes. The limits are checked before anything is allocated.

@@ -402,3 +402,202 @@ def gaussian_expected_max_error(k: int, n: int, epsilon: float, delta: float) ->
     # 1 - (1 - 2 Phi(-t))^k, written with log1p/expm1 so that it stays accurate in the far tail
     tail = lambda t: -math.expm1(k * math.log1p(-2 * special.ndtr(-t)))  # noqa: E731
     return sigma * integrate.quad(tail, 0, 40, limit=200)[0]
+
+
+# --- Projection mechanism and Gaussian width (chapter 03; its recap of four mechanisms) ---------
+
+
+def smalldb_size(k: int, alpha: float) -> int:
+    """``m = ceil(ln|Q| / alpha^2)`` (at least 1): the size of SmallDB's candidate databases
+    (Blum, Ligett and Roth 2008; the projection notes' recap, item 3).
+
+    Why it suffices: ``m`` records drawn i.i.d. from ``x`` answer each query within ``alpha``
+    except with probability ``2 e^{-2 m alpha^2}`` (Hoeffding), so all ``|Q|`` queries at once
+    except with probability ``2|Q| e^{-2 m alpha^2} <= 2/|Q| < 1`` when ``|Q| >= 3``: some database
+    of ``m`` records is ``alpha``-accurate for ``Q``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    return max(1, math.ceil(math.log(k) / alpha**2))
+
+
+def smalldb_candidates(domain_size: int, m: int) -> int:
+    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``X`` (multisets),
+    at most ``|X|^m``."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    return math.comb(size + check.integer(m, "m", minimum=1) - 1, m)
+
+
+def smalldb_max_error(
+    domain_size: int, k: int, n: int, epsilon: float, alpha: float, beta: float = 0.05
+) -> float:
+    """Max error of SmallDB w.p. ``>= 1 - beta``: ``alpha + 2 ln(C / beta) / (eps n)``.
+
+    Some candidate of ``m = smalldb_size(k, alpha)`` records has error at most ``alpha``
+    (:func:`smalldb_size`, for ``k >= 3``); the exponential mechanism over the ``C`` candidates
+    (score sensitivity ``1/n``) loses at most ``2 ln(C/beta) / (eps n)`` (Dwork-Roth Thm 3.11).
+    """
+    k, n, epsilon, beta = _common(k, n, epsilon, beta)
+    count = smalldb_candidates(domain_size, smalldb_size(k, alpha))
+    return alpha + 2 * math.log(count / beta) / (epsilon * n)
+
+
+def sigma_eps_delta(epsilon: float, delta: float, calibration: str = "analytic") -> float:
+    """The lecture's ``sigma_{eps,delta}``: the Gaussian mechanism's noise multiplier, so that
+    ``N(0, sigma_{eps,delta}^2 m / n^2)`` per answer is ``(eps, delta)``-DP for ``m`` queries
+    (L2 sensitivity ``sqrt(m)/n``). It is :func:`~dpteach.mechanisms.gaussian_sigma` at
+    sensitivity 1 (sigma scales linearly with the sensitivity); ``O(sqrt(ln(1/delta)) / eps)``."""
+    return gaussian_sigma(1.0, epsilon, delta, calibration=calibration)
+
+
+def gaussian_average_error(
+    m: int, n: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Average error (Definition 4) of the Gaussian mechanism *without* projection, exactly:
+    ``sqrt(E ||W||^2 / m) = sigma_{eps,delta} sqrt(m) / n``. Grows like ``sqrt(m)``."""
+    m = check.integer(m, "m", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    return sigma_eps_delta(epsilon, delta, calibration) * math.sqrt(m) / n
+
+
+def gaussian_width_bound(m: int, domain_size: int, radius: float | None = None) -> float:
+    """``l*(K_Q) <= R sqrt(2 ln|X|) <= sqrt(2 m ln|X|)`` (the clean form of the lecture's bound).
+
+    ``h_K(g) = max_{r in X} <g, Q(r)>`` is a max of ``|X|`` Gaussians with variances
+    ``||Q(r)||^2 <= R^2 <= m`` (facts 1 and 2). For any ``lambda > 0``, by Jensen,
+    ``exp(lambda E max) <= E exp(lambda max) <= sum_r E exp(lambda <g, Q(r)>)
+    <= |X| e^{lambda^2 R^2/2}``, so ``E max <= ln|X| / lambda + lambda R^2 / 2``;
+    ``lambda = sqrt(2 ln|X|) / R`` gives the bound.
+    ``radius`` is ``R`` (default ``sqrt(m)``, fact 1).
+    """
+    m = check.integer(m, "m", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    r = math.sqrt(m) if radius is None else check.positive(radius, "radius")
+    return r * math.sqrt(2 * math.log(size))
+
+
+def gaussian_width_bound_lecture(m: int, domain_size: int) -> float:
+    """The bound the notes' integral yields, ``sqrt(m) (sqrt(pi/2) + 2 ln|X|)``: valid (for
+    ``ln|X| >= 1/2`` the split point ``2 sqrt(m) ln|X|`` exceeds ``sqrt(2 m ln|X|)``) but linear in
+    ``ln|X|``, so it does not give ``O(sqrt(m ln|X|))``; :func:`gaussian_width_bound` does."""
+    m = check.integer(m, "m", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    return math.sqrt(m) * (math.sqrt(math.pi / 2) + 2 * math.log(size))
+
+
+def projection_average_error(
+    width: float, m: int, n: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Theorem 9 with its constant: the projection mechanism's average error is at most
+    ``sqrt(2 sigma_{eps,delta} l*(K_Q) / (n sqrt(m)))``, and never more than without projection.
+
+    Proof (the notes state it without one). Let ``y = Q(x)``, ``y_tilde = y + W``,
+    ``W = s g`` with ``s = sigma_{eps,delta} sqrt(m) / n``. Because ``y_hat`` is the projection
+    onto the convex ``K_Q`` and ``y`` is in ``K_Q``, ``<y_tilde - y_hat, y - y_hat> <= 0`` (the
+    angle at ``y_hat`` is obtuse). Hence ``||y_hat - y||^2 = <y_hat - y_tilde, y_hat - y> +
+    <W, y_hat - y> <= <W, y_hat - y> <= h_K(W) + h_K(-W)``, and in expectation
+    ``E ||y_hat - y||^2 <= 2 s l*(K_Q)`` (``-g`` is distributed as ``g``). Divide by ``m``.
+    Also ``||y_hat - y|| <= ||y_tilde - y||`` (projection never hurts), so the result is capped
+    by :func:`gaussian_average_error`.
+    """
+    width = check.nonnegative(width, "width")
+    m = check.integer(m, "m", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    sigma = sigma_eps_delta(epsilon, delta, calibration)
+    projected = math.sqrt(2 * sigma * width / (n * math.sqrt(m)))
+    return min(projected, gaussian_average_error(m, n, epsilon, delta, calibration))
+
+
+def projection_sample_size(
+    width: float, m: int, alpha: float, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Theorem 9's ``n``: average error at most ``alpha`` once
+    ``n >= 2 sigma_{eps,delta} l*(K_Q) / (alpha^2 sqrt(m))``. In the lecture's form
+    ``c_1 l* sqrt(ln(1/delta)) / (alpha^2 eps sqrt(m))`` that is :func:`theorem9_c1`."""
+    width = check.nonnegative(width, "width")
+    m = check.integer(m, "m", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    return 2 * sigma_eps_delta(epsilon, delta, calibration) * width / (alpha**2 * math.sqrt(m))
+
+
+def theorem9_c1(epsilon: float, delta: float, calibration: str = "analytic") -> float:
+    """Theorem 9's ``c_1 = 2 eps sigma_{eps,delta} / sqrt(ln(1/delta))``. With the classic
+    calibration ``sigma_{eps,delta} = sqrt(2 ln(1.25/delta)) / eps`` this is
+    ``2 sqrt(2 ln(1.25/delta) / ln(1/delta))``, which tends to ``2 sqrt(2)`` as ``delta -> 0``.
+    ``c_2 = c_1 E||g|| / sqrt(m)``, between ``c_1 / sqrt(2)`` and ``c_1``, since
+    ``l* = E||g|| M*``."""
+    epsilon = check.positive(epsilon, "epsilon")
+    log_term = math.log(1 / check.delta(delta, allow_zero=False))
+    return 2 * epsilon * sigma_eps_delta(epsilon, delta, calibration) / math.sqrt(log_term)
+
+
+def projection_sample_size_simple(
+    domain_size: int, alpha: float, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Theorem 5's ``n``: Theorem 9 with ``l* <= sqrt(2 m ln|X|)``, i.e.
+    ``n >= 2 sqrt(2 ln|X|) sigma_{eps,delta} / alpha^2`` — no dependence on ``m``. The lecture's
+    ``c`` is ``sqrt(2) c_1`` (:func:`theorem9_c1`), ``4`` in the classic small-delta limit."""
+    size = check.integer(domain_size, "domain_size", minimum=2)
+    return projection_sample_size(math.sqrt(2 * math.log(size)), 1, alpha, epsilon, delta,
+                                  calibration)  # fmt: skip
+
+
+def laplace_sample_size(k: int, alpha: float, epsilon: float, beta: float = 0.05) -> float:
+    """Recap item 2: ``n >= k ln(k / beta) / (eps alpha)`` makes the Laplace mechanism's max
+    error at most ``alpha`` w.p. ``1 - beta`` (:func:`laplace_max_error`);
+    ``O(k log k / (alpha eps))``."""
+    k, _, epsilon, beta = _common(k, 1, epsilon, beta)
+    return k * math.log(k / beta) / (epsilon * check.positive(alpha, "alpha"))
+
+
+def gaussian_sample_size(
+    k: int, alpha: float, epsilon: float, delta: float, beta: float = 0.05
+) -> float:
+    """Recap item 1: the ``n`` at which :func:`gaussian_max_error` equals ``alpha``:
+    ``sigma_{eps,delta} sqrt(k) sqrt(2 ln(2k/beta)) / alpha``, i.e.
+    ``O(sqrt(k log k) sqrt(log(1/delta)) / (alpha eps))``."""
+    k, _, epsilon, beta = _common(k, 1, epsilon, beta)
+    alpha = check.positive(alpha, "alpha")
+    return sigma_eps_delta(epsilon, delta) * math.sqrt(k * 2 * math.log(2 * k / beta)) / alpha
+
+
+def smalldb_sample_size(
+    domain_size: int, k: int, alpha: float, epsilon: float, beta: float = 0.05
+) -> float:
+    """Recap item 3: SmallDB's max error is at most ``2 alpha`` w.p. ``1 - beta`` once
+    ``n >= 2 ln(C / beta) / (eps alpha)`` (:func:`smalldb_max_error`), ``C`` the number of
+    candidates; ``ln C <= m ln|X| = ln|X| ln k / alpha^2`` gives the lecture's
+    ``O(log|X| log k / (alpha^3 eps))``. (``ln C`` is computed exactly, via log-gamma.)"""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    k, _, epsilon, beta = _common(k, 1, epsilon, beta)
+    m = smalldb_size(k, alpha)
+    log_count = math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
+    return 2 * (log_count + math.log(1 / beta)) / (epsilon * alpha)
+
+
+def recap_table(
+    domain_size: int, k: int, alpha: float, epsilon: float, delta: float, beta: float = 0.05
+) -> list[dict]:
+    """The recap's four mechanisms: guarantee, the ``n`` each needs for (worst-case) error about
+    ``alpha`` with our constants, the lecture's order of growth and running time.
+
+    Multiplicative weights is chapter 04's offline private MW (pure ``eps``-DP,
+    :func:`private_mw_sample_size`, ``3 alpha``-accurate); the lecture's recap quotes the
+    ``(eps, delta)`` version with ``sqrt(log|X|) log k sqrt(log 1/delta) / (alpha^2 eps)``.
+    SmallDB's entry is for error ``2 alpha``.
+    """
+    return [
+        {"mechanism": "Gaussian", "privacy": "(eps, delta)-DP",
+         "n": gaussian_sample_size(k, alpha, epsilon, delta, beta),
+         "order": "sqrt(k log k) sqrt(log 1/delta) / (alpha eps)", "time": "O(k n)"},
+        {"mechanism": "Laplace", "privacy": "eps-DP",
+         "n": laplace_sample_size(k, alpha, epsilon, beta),
+         "order": "k log k / (alpha eps)", "time": "O(k n)"},
+        {"mechanism": "SmallDB", "privacy": "eps-DP",
+         "n": smalldb_sample_size(domain_size, k, alpha, epsilon, beta),
+         "order": "log|X| log k / (alpha^3 eps)", "time": "poly(|X|): |X|^(log k / alpha^2)"},
+        {"mechanism": "multiplicative weights", "privacy": "eps-DP",
+         "n": private_mw_sample_size(domain_size, k, alpha, epsilon, beta),
+         "order": "log|X| log k / (alpha^3 eps) (pure DP)",
+         "time": "O(k n L |X|), L = O(log|X| / alpha^2)"},
+    ]  # fmt: skip
