@@ -1,14 +1,15 @@
 """Multiplicative weights over the universe X (Nikolov, CSC2412, "Private Multiplicative Weights").
 
 The learner keeps a synthetic histogram ``p_hat`` (uniform at first). On a mistake, a query
-``q`` with ``q(p_hat) - q(p) > alpha``, it sets ``p_hat'(x) ∝ p_hat(x) exp(-eta q(x))`` with
-``eta = alpha / 2``; the potential ``D(p || p_hat)`` then falls by at least ``alpha^2 / 4``, so
-there are at most ``4 ln|X| / alpha^2`` mistakes. The workload is closed under negation, so an
-answer that is too *low* for ``q`` is a mistake on ``1 - q``.
+``q`` with ``q(p_hat) - q(p) > alpha``, it sets ``p_hat'(x) ∝ p_hat(x) exp(-eta q(x))`` with the
+lecture's ``eta = alpha``; the potential ``D(p || p_hat)`` then falls by at least ``alpha^2/4``
+(the lecture's fact 3; in fact by more than ``alpha^2/2``), so there are at most
+``4 ln|X| / alpha^2`` mistakes. The workload is closed under negation, so an answer that is too
+*low* for ``q`` is a mistake on ``1 - q``.
 
 This module holds the learner (:func:`learn`), the lecture's offline private MW
-(:func:`private_mw`), the practical MWEM-style variant of Hardt, Ligett and McSherry 2012
-(:func:`mwem`) and Hardt and Rothblum's online private MW with sparse vector
+(:func:`private_mw`, pure or approximate DP), the practical MWEM-style variant of Hardt, Ligett
+and McSherry 2012 (:func:`mwem`) and Hardt and Rothblum's online private MW with sparse vector
 (:class:`OnlinePMW`).
 """
 
@@ -20,9 +21,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import _validate as check
+from . import theory
 from .data import Dataset
 from .mechanisms import Sparse, exponential, laplace
-from .privacy import BudgetExceededError, PrivacyBudget, charge
+from .privacy import BudgetExceededError, PrivacyBudget, advanced_composition, charge
 from .queries import MarginalWorkload, NegatedWorkload, Workload
 from .results import Result, Round, kl_divergence
 from .theory import mw_mistake_bound as mistake_bound
@@ -73,9 +75,9 @@ def learn(
 
     While some query of the negation-closed workload has ``q(p_hat) - q(p) > alpha``, the
     adversary reveals one — the ``"worst"`` (largest gap), the ``"smallest"`` gap above alpha
-    (the slowest progress), or a ``"random"`` one — and the learner updates with
-    ``eta = alpha / 2``. The trace records the potential ``D(p || p_hat_t)`` after each
-    mistake; the number of rounds is at most :func:`dpteach.theory.mw_mistake_bound`.
+    (the slowest progress), or a ``"random"`` one — and the learner updates with the lecture's
+    ``eta = alpha``. The trace records the potential ``D(p || p_hat_t)`` after each mistake; the
+    number of mistakes is at most :func:`dpteach.theory.mw_mistake_bound`.
     """
     closed = _closed(workload)
     p = check.histogram(p, closed.domain_size, "p")
@@ -103,7 +105,7 @@ def learn(
             i = int(mistakes[np.argmin(gaps[mistakes])])
         else:
             i = int(gen.choice(mistakes))
-        p_hat = mw_update(p_hat, closed._query(i), alpha / 2)
+        p_hat = mw_update(p_hat, closed._query(i), alpha)
         error = float(np.max(np.abs(closed._answer(p_hat) - true)))
         trace.append(Round(len(trace), query=i, updated=True, max_error=error,
                            potential=kl_divergence(p, p_hat)))  # fmt: skip
@@ -122,8 +124,9 @@ def _prepare(data: Dataset, workload: Workload) -> tuple[np.ndarray, int]:
     return data.histogram(), data.n
 
 
-def _charge(budget: PrivacyBudget | None, epsilon: float, label: str) -> None:
-    charge(budget, epsilon, label=label)  # a ZCDPBudget is charged epsilon^2/2
+def _charge(budget: PrivacyBudget | None, epsilon: float, label: str, delta: float = 0.0) -> None:
+    # a ZCDPBudget is charged epsilon^2/2 for a pure step and refuses an approximate one
+    charge(budget, epsilon, delta, label=label)
 
 
 def private_mw(
@@ -133,37 +136,51 @@ def private_mw(
     epsilon: float,
     alpha: float,
     rng: Seed,
+    delta: float = 0.0,
     budget: PrivacyBudget | None = None,
     snapshots: Sequence[int] = (),
 ) -> Result:
-    """Offline private multiplicative weights, exactly as in the lecture's "algorithm in detail".
+    """Offline private multiplicative weights: the lecture's "algorithm in detail".
 
-    ``L = ceil(4 ln|X| / alpha^2)`` rounds with ``eps_0 = eps / (2L)``. In round ``t``:
+    ``L = ceil(4 ln|X| / alpha^2)`` rounds at ``eps_0`` each step. In round ``t``:
 
     1. select ``q_t`` from the negation-closed workload with the exponential mechanism, score
        ``q(p_hat_t) - q(p)`` (sensitivity ``1/n``), at ``eps_0``;
     2. measure ``Y_t = q_t(p) + Lap(1 / (eps_0 n))``;
-    3. if ``q_t(p_hat_t) - Y_t > 2 alpha``, update ``p_hat`` with ``eta = alpha/2``; otherwise stop
-       and output ``p_hat_t``.
+    3. if ``q_t(p_hat_t) - Y_t > 2 alpha``, update ``p_hat`` with the lecture's ``eta = alpha``;
+       otherwise stop and output ``p_hat_t``.
 
-    Guarantee: ``epsilon``-DP under replace-one neighbours (basic composition of at most ``2L``
-    steps that are ``eps_0``-DP; stopping early only spends less). The budget is charged the
-    whole ``epsilon`` before the first step. With ``n`` at least
-    :func:`dpteach.theory.private_mw_sample_size`, every answer is within ``3 alpha`` with
-    probability ``1 - beta``.
+    Guarantee, replace-one neighbours: with ``delta = 0``, ``eps_0 = eps / (2L)`` and the run is
+    ``epsilon``-DP (basic composition of at most ``2L`` ``eps_0``-DP steps; stopping early only
+    spends less); with ``delta > 0`` (and ``epsilon <= 1``), ``eps_0 = eps / (2 sqrt(4L
+    ln(1/delta)))`` and it is ``(epsilon, delta)``-DP (advanced composition, Dwork-Roth
+    Cor. 3.21): see :func:`dpteach.theory.private_mw_epsilon0`. The budget is charged the whole
+    ``(epsilon, delta)`` before the first step. With ``n`` at least
+    :func:`dpteach.theory.private_mw_sample_size` every answer is within ``3 alpha`` w.p.
+    ``1 - beta``; that ``n`` is about 4x the lecture's because we ask each noise to be at most
+    ``alpha/2``, which the lecture's ``3 alpha`` needs (see that function). Below
+    :func:`dpteach.theory.private_mw_onset` it learns nothing: the noise swamps every gap, and the
+    run stops within a round or two, near the uniform histogram.
     """
     p, n = _prepare(data, workload)
     closed = _closed(workload)
     alpha = _alpha(alpha)
     epsilon = check.positive(epsilon, "epsilon")
+    delta = check.delta(delta)
+    rounds = theory.private_mw_rounds(closed.domain_size, alpha)
+    eps0 = theory.private_mw_epsilon0(epsilon, closed.domain_size, alpha, delta)
     gen = check.rng(rng)
-    rounds = math.ceil(mistake_bound(closed.domain_size, alpha))
-    eps0 = epsilon / (2 * rounds)
-    _charge(budget, epsilon, f"private MW ({2 * rounds} steps at eps0={eps0:.3g})")
+    _charge(budget, epsilon, f"private MW ({2 * rounds} steps at eps0={eps0:.3g})", delta)
+
+    def spent(steps: int) -> float:
+        if delta == 0:
+            return steps * eps0
+        return min(steps * eps0, advanced_composition(eps0, steps, delta)[0])
 
     true = closed._answer(p)
     p_hat = _uniform(closed.domain_size)
-    result = Result(p_hat, np.empty(0), info={"rounds": rounds, "eps0": eps0, "alpha": alpha})
+    info = {"rounds": rounds, "eps0": eps0, "alpha": alpha, "delta": delta}
+    result = Result(p_hat, np.empty(0), info=info)
     _snapshot(result.snapshots, 0, p_hat, snapshots)
     for t in range(1, rounds + 1):
         answers_hat = closed._answer(p_hat)
@@ -171,11 +188,11 @@ def private_mw(
         y = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen)
         update = answers_hat[i] - y > 2 * alpha
         if update:
-            p_hat = mw_update(p_hat, closed._query(i), alpha / 2)
+            p_hat = mw_update(p_hat, closed._query(i), alpha)
         result.trace.append(
             Round(t, query=i, noisy_value=y, updated=bool(update),
                   max_error=float(np.max(np.abs(closed._answer(p_hat) - true))),
-                  potential=kl_divergence(p, p_hat), epsilon_spent=2 * t * eps0)
+                  potential=kl_divergence(p, p_hat), epsilon_spent=spent(2 * t))
         )  # fmt: skip
         _snapshot(result.snapshots, t, p_hat, snapshots)
         if not update:

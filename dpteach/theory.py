@@ -14,6 +14,7 @@ from scipy import special
 
 from . import _validate as check
 from .mechanisms import gaussian_sigma
+from .privacy import advanced_composition_step
 
 
 def _common(k: int, n: int, epsilon: float, beta: float) -> tuple[int, int, float, float]:
@@ -83,10 +84,14 @@ def exponential_mechanism_error(
 
 
 def mw_mistake_bound(domain_size: int, alpha: float) -> float:
-    """``4 ln|X| / alpha^2``: the most mistakes the MW learner with ``eta = alpha/2`` makes.
+    """``4 ln|X| / alpha^2``: the lecture's bound on the mistakes of the MW learner.
 
-    Facts 1-3 of the lecture: ``D(p || p_hat_0) <= ln|X|`` (uniform start), the potential is
-    never negative, and each mistake lowers it by at least ``eta alpha - eta^2 = alpha^2/4``.
+    The lecture's three facts: ``D(p || p_hat_0) <= ln|X|`` (uniform start), the potential is never
+    negative, and (fact 3, with the lecture's ``eta = alpha``) each mistake lowers it by at least
+    ``(eta/2) alpha - eta^2/4 = alpha^2/4``. The sharper ``e^{-y} <= 1 - y + y^2/2`` gives a drop
+    ``> eta alpha - eta^2/2 = alpha^2/2`` at ``eta = alpha`` (half as many mistakes); with
+    ``eta = alpha/2`` (Roth's MW DUA) ``e^{-y} <= 1 - y + y^2`` gives ``alpha^2/4``. Every one of
+    these is within this bound.
     """
     size = check.integer(domain_size, "domain_size", minimum=1)
     alpha = check.positive(alpha, "alpha")
@@ -96,43 +101,144 @@ def mw_mistake_bound(domain_size: int, alpha: float) -> float:
         return float(np.float64(4 * math.log(size)) / np.float64(alpha * alpha))
 
 
+def private_mw_rounds(domain_size: int, alpha: float) -> int:
+    """``L = ceil(4 ln|X| / alpha^2)``: the rounds of the lecture's private MW (at least one)."""
+    bound = mw_mistake_bound(domain_size, alpha)
+    if not math.isfinite(bound):
+        raise ValueError(f"alpha={alpha} is too small: 4 ln|X| / alpha^2 overflows")
+    return max(1, math.ceil(bound))
+
+
+def private_mw_epsilon0(
+    epsilon: float, domain_size: int, alpha: float, delta: float = 0.0
+) -> float:
+    """Per-step privacy of private MW: ``2L`` steps (``L`` selections, ``L`` measurements).
+
+    ``eps_0 = eps / (2L)`` for ``eps``-DP (basic composition; the lecture's choice,
+    ``eps alpha^2 / (8 ln|X|)``), or ``eps / (2 sqrt(4L ln(1/delta)))`` for ``(eps, delta)``-DP
+    (advanced composition, Dwork-Roth Cor. 3.21, ``eps <= 1``).
+    """
+    steps = 2 * private_mw_rounds(domain_size, alpha)
+    if check.delta(delta) == 0:
+        return check.positive(epsilon, "epsilon") / steps
+    return advanced_composition_step(epsilon, steps, delta)
+
+
 def private_mw_sample_size(
-    domain_size: int, k: int, alpha: float, epsilon: float, beta: float = 0.05
+    domain_size: int,
+    k: int,
+    alpha: float,
+    epsilon: float,
+    beta: float = 0.05,
+    delta: float = 0.0,
 ) -> float:
     """The ``n`` from which offline private MW is ``3 alpha``-accurate w.p. ``>= 1 - beta``.
 
-    With ``L = ceil(4 ln|X| / alpha^2)`` rounds at ``eps_0 = eps / (2L)``, the exponential
-    mechanism over the ``2k`` negation-closed queries loses at most ``2 ln(4kL/beta) / (n eps_0)``
-    and the Laplace noise is at most ``ln(2L/beta) / (n eps_0)`` in every round, except with
-    probability ``beta`` (union bound over ``2L`` events). Both are at most ``alpha/2`` once
-    ``n >= 8 L ln(4kL/beta) / (eps alpha)``, about ``32 ln|X| ln(4kL/beta) / (eps alpha^3)``.
-    Then an update round has gap ``> 3 alpha / 2`` (potential drop ``>= alpha^2/2``, so the run
-    stops within ``L`` rounds) and the stopping round certifies error ``<= 3 alpha``.
+    In each of the ``L`` rounds the exponential mechanism over the ``2k`` negation-closed queries
+    loses at most ``2 ln(4kL/beta) / (n eps_0)`` (Dwork-Roth Thm 3.11) and the Laplace noise is at
+    most ``ln(2L/beta) / (n eps_0)``, except with probability ``beta`` in all (union bound over
+    ``2L`` events). Both are at most ``alpha/2`` once ``n >= 4 ln(4kL/beta) / (eps_0 alpha)``,
+    which is ``8 L ln(4kL/beta) / (eps alpha)`` for pure DP. Then an update round's true gap is
+    ``> 3 alpha/2`` (so the run stops within ``L`` rounds) and the stopping round certifies every
+    error ``<= 2 alpha + alpha/2 + alpha/2 = 3 alpha``.
+
+    The lecture asks each error to be ``<= alpha`` and writes ``n >> 2L ln(kL/beta)/(eps alpha)``
+    (:func:`private_mw_sample_size_lecture`); with errors up to ``alpha`` the stopping round only
+    certifies ``4 alpha``, not the ``3 alpha`` its last line states. Asking ``alpha/2`` of each
+    makes ``3 alpha`` true (a factor 2); the exponential mechanism's ``2 Delta`` and the union
+    bound's ``4kL`` are the rest (a factor 2 and a larger logarithm).
     """
     k = check.integer(k, "k", minimum=1)
-    epsilon = check.positive(epsilon, "epsilon")
     beta = check.probability(beta, "beta")
-    bound = mw_mistake_bound(domain_size, alpha)
-    if not math.isfinite(bound):  # alpha so small that alpha^2 underflows: no finite n works
-        return math.inf
-    rounds = math.ceil(bound)
-    return 8 * rounds * math.log(4 * k * rounds / beta) / (epsilon * alpha)
+    if not math.isfinite(mw_mistake_bound(domain_size, alpha)):
+        return math.inf  # alpha so small that alpha^2 underflows: no finite n works
+    rounds = private_mw_rounds(domain_size, alpha)
+    eps0 = private_mw_epsilon0(epsilon, domain_size, alpha, delta)
+    return 4 * math.log(4 * k * rounds / beta) / (eps0 * alpha)
 
 
-def private_mw_alpha(domain_size: int, k: int, n: int, epsilon: float, beta: float = 0.05) -> float:
+def private_mw_sample_size_lecture(
+    domain_size: int, k: int, alpha: float, epsilon: float, beta: float = 0.05
+) -> float:
+    """The lecture's sample size as written, ``2 L ln(kL/beta) / (eps alpha)`` (pure DP), with
+    ``L = ceil(4 ln|X| / alpha^2)``; see :func:`private_mw_sample_size` for why ours is larger."""
+    k = check.integer(k, "k", minimum=1)
+    beta = check.probability(beta, "beta")
+    rounds = private_mw_rounds(domain_size, alpha)
+    return 2 * rounds * math.log(k * rounds / beta) / (check.positive(epsilon, "epsilon") * alpha)
+
+
+def private_mw_alpha(
+    domain_size: int, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float:
     """The smallest ``alpha`` whose :func:`private_mw_sample_size` is at most ``n``
     (bisection; the run is then ``3 alpha``-accurate w.p. ``1 - beta``), or ``1.0`` if none is."""
     n = check.integer(n, "n", minimum=1)
     lo, hi = 1e-4, 0.999
-    if private_mw_sample_size(domain_size, k, hi, epsilon, beta) > n:
+    if private_mw_sample_size(domain_size, k, hi, epsilon, beta, delta) > n:
         return 1.0
     for _ in range(60):
         mid = math.sqrt(lo * hi)
-        if private_mw_sample_size(domain_size, k, mid, epsilon, beta) <= n:
+        if private_mw_sample_size(domain_size, k, mid, epsilon, beta, delta) <= n:
             hi = mid
         else:
             lo = mid
     return hi
+
+
+def private_mw_onset(
+    domain_size: int,
+    k: int,
+    alpha: float,
+    epsilon: float,
+    gap: float,
+    beta: float = 0.5,
+    delta: float = 0.0,
+) -> float:
+    """The ``n`` from which private MW's first round updates w.p. ``>= 1 - beta``: where it
+    starts to learn. ``inf`` if ``gap <= 2 alpha``.
+
+    ``gap`` is the uniform start's largest error ``max_q q(p_hat_0) - q(p)`` over the
+    negation-closed workload (a property of the data). Round 1 updates when the selected query's
+    gap minus the Laplace noise exceeds ``2 alpha``. W.p. ``1 - beta/2`` the selection loses at
+    most ``2 ln(4k/beta) / (n eps_0)`` (Dwork-Roth Thm 3.11, ``2k`` candidates) and w.p.
+    ``1 - beta/2`` the noise is below ``ln(1/beta) / (n eps_0)`` (one-sided Laplace tail), so
+    ``n >= (2 ln(4k/beta) + ln(1/beta)) / (eps_0 (gap - 2 alpha))`` suffices. Unlike
+    :func:`private_mw_sample_size` this depends on the data, through ``gap``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    beta = check.probability(beta, "beta")
+    gap = check.real(gap, "gap")
+    margin = gap - 2 * check.positive(alpha, "alpha")
+    if margin <= 0 or not math.isfinite(mw_mistake_bound(domain_size, alpha)):
+        return math.inf
+    eps0 = private_mw_epsilon0(epsilon, domain_size, alpha, delta)
+    return (2 * math.log(4 * k / beta) + math.log(1 / beta)) / (eps0 * margin)
+
+
+def online_pmw_error(
+    n: int, epsilon: float, alpha: float, max_hard: int, queries: int, beta: float = 0.05
+) -> float:
+    """Every answer of :class:`dpteach.mw.OnlinePMW` is within this of the truth, w.p. ``1 - beta``
+    (as long as it has not halted).
+
+    Sparse vector at ``eps/2`` with cutoff ``c`` draws the threshold noise from ``Lap(s)`` and each
+    query's from ``Lap(2s)``, ``s = 2c/(n eps/2) = 4c/(n eps)`` (Dwork-Roth Alg. 2). An *easy*
+    answer ``q(p_hat)`` has ``|q(p) - q(p_hat)| < alpha`` plus both noises; a *hard* answer has
+    ``Lap(2c/(n eps))`` noise. A union bound (``beta/3`` each) over the ``c + 1`` thresholds, the
+    ``queries`` comparisons and the ``c`` answers gives
+    ``max(alpha + s ln(3(c+1)/beta) + 2s ln(3m/beta), (2c/(n eps)) ln(3c/beta))``.
+    """
+    n = check.integer(n, "n", minimum=1)
+    epsilon = check.positive(epsilon, "epsilon")
+    alpha = check.positive(alpha, "alpha")
+    c = check.integer(max_hard, "max_hard", minimum=1)
+    m = check.integer(queries, "queries", minimum=1)
+    beta = check.probability(beta, "beta")
+    s = 4 * c / (n * epsilon)
+    easy = alpha + s * math.log(3 * (c + 1) / beta) + 2 * s * math.log(3 * m / beta)
+    hard = 2 * c / (n * epsilon) * math.log(3 * c / beta)
+    return max(easy, hard)
 
 
 # --- Iterative database construction (Roth, Lecture 7) ------------------------------------------
