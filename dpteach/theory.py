@@ -344,6 +344,122 @@ def ic_alpha_lecture(
     )
 
 
+# --- Growing databases (Cummings, Krehbiel, Lai, Tantipongpipat 2018) ---------------------------
+#
+# The paper's formulas did not survive into our copy of its text; the forms below are our
+# reconstruction (derived in notebook 05). Time t is also the database size; the stream starts
+# at n0; a linear query q: X -> [0, 1] has sensitivity 1/t at time t.
+
+
+def staleness_bound(t: int, s: int) -> float:
+    """Lemma 11: ``|q(x_t) - q(x_s)| <= (t - s) / t`` for ``t >= s`` and ``q: X -> [0, 1]``.
+
+    ``x_t = (s/t) x_s + ((t-s)/t) y`` with ``y`` the histogram of the ``t - s`` new entries, so
+    ``q(x_t) - q(x_s) = ((t-s)/t) (q(y) - q(x_s))`` and ``|q(y) - q(x_s)| <= 1``.
+    """
+    t = check.integer(t, "t", minimum=1)
+    s = check.integer(s, "s", minimum=1)
+    if s > t:
+        raise ValueError(f"s must be at most t={t}, got {s}")
+    return (t - s) / t
+
+
+def epoch_staleness(gamma: float) -> float:
+    """``gamma / (1 + gamma)``: Lemma 11 over a whole epoch ``[t_i, t_{i+1})`` of BBScheduler.
+
+    Within the epoch ``t <= t_{i+1} - 1 < n0 (1+gamma)^(i+1)`` (a ceiling minus one is below its
+    argument) and ``t_i >= n0 (1+gamma)^i``, so ``(t - t_i)/t = 1 - t_i/t < 1 - 1/(1+gamma)``:
+    the ceilings cost nothing. No privacy schedule ``eps_i`` removes this floor: it comes from the
+    epochs' fixed growth factor (rerun times growing polynomially would make it vanish).
+    """
+    gamma = check.positive(gamma, "gamma")
+    return gamma / (1 + gamma)
+
+
+def bbscheduler_effective_size(epsilon: float, gamma: float, n0: int) -> float:
+    """``eps gamma n0 / (1 + gamma)``: a lower bound on ``eps_i t_i`` for every epoch of the pure
+    schedule ``eps_i = eps gamma / (1+gamma)^(i+1)``, ``t_i = ceil(n0 (1+gamma)^i)`` (Theorem 10).
+    A black box whose error depends on ``eps n`` runs at least as well as on this product."""
+    epsilon = check.positive(epsilon, "epsilon")
+    gamma = check.positive(gamma, "gamma")
+    n0 = check.integer(n0, "n0", minimum=1)
+    return epsilon * gamma * n0 / (1 + gamma)
+
+
+def bbscheduler_error_bound(blackbox_error: float, gamma: float) -> float:
+    """Theorem 10 (our form): BBScheduler's error at any time is at most the black box's error in
+    the current epoch plus the epoch's staleness ``gamma/(1+gamma)`` (Lemma 11), with probability
+    ``1 - beta`` for all times at once (``beta_i = 6 beta / (pi^2 (i+1)^2)``)."""
+    return check.nonnegative(blackbox_error, "blackbox_error") + epoch_staleness(gamma)
+
+
+def pmwg_potential_increase(domain_size: int, t: int, potential: float = 0.0) -> float:
+    """Lemma 15 (our form): the potential's rise when an entry arrives at size ``t``.
+
+    PMWG mixes its histogram with the uniform ``u``: ``p_hat' = (t p_hat + u)/(t+1)``. Then
+    ``D(x_{t+1} || p_hat') - D(x_t || p_hat) <= (ln|X| - D(x_t || p_hat)) / (t + 1)``, at most
+    ``ln|X| / (t + 1)``. Proof: ``x_{t+1} = (t x_t + e_j)/(t+1)``, joint convexity of the KL
+    divergence gives ``D(x_{t+1} || p_hat') <= (t/(t+1)) D(x_t || p_hat) + D(e_j || u)/(t+1)``,
+    and ``D(e_j || u) = ln|X|``. ``potential`` is ``D(x_t || p_hat)`` before the arrival.
+    """
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    t = check.integer(t, "t", minimum=1)
+    return (math.log(size) - check.nonnegative(potential, "potential")) / (t + 1)
+
+
+def pmwg_hard_query_bound(domain_size: int, alpha: float, t: int, n0: int) -> float:
+    """Corollary 16 (our form): the number of hard queries PMWG answers by time ``t``.
+
+    If every hard query has true error at least ``3 alpha / 4`` and every hard answer is within
+    ``alpha/4`` of the truth, each MW step (``eta = alpha/2``) lowers the potential by at least
+    ``alpha^2 / 8``. The potential starts at most ``ln|X|`` and (Lemma 15) rises by at most
+    ``ln|X| / (s + 1)`` per arrival, so the number of hard queries by time ``t`` is at most
+    ``(8 ln|X| / alpha^2) (1 + H_t - H_{n0})`` (``H`` the harmonic numbers), about
+    ``(8 ln|X| / alpha^2)(1 + ln(t / n0))``: it grows only logarithmically with the data.
+    """
+    from scipy import special
+
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    t = check.integer(t, "t", minimum=1)
+    n0 = check.integer(n0, "n0", minimum=1)
+    if t < n0:
+        raise ValueError(f"t must be at least n0={n0}, got {t}")
+    harmonic = float(special.digamma(t + 1) - special.digamma(n0 + 1))  # H_t - H_{n0}
+    return 8 * math.log(size) / alpha**2 * (1 + harmonic)
+
+
+def pmwg_worst_case_epsilon(scale: float, domain_size: int, alpha: float, n0: int) -> float:
+    """The most PMWG can spend over an unbounded stream with noise scale ``scale`` (our form).
+
+    A sparse-vector instance starting at time ``s`` costs ``4 / (s scale)`` and a hard answer at
+    time ``t`` costs ``1 / (t scale)``; PMWG never answers more hard queries by time ``t`` than
+    ``B(t)`` = :func:`pmwg_hard_query_bound`. So the ``k``-th hard query comes at the earliest at
+    ``tau_k = min{t : B(t) >= k}``, and the total is at most ``(4/n0 + 5 sum_k 1/tau_k) / scale``
+    with ``sum_k 1/tau_k <= c (1/n0 + zeta(2, n0 + 1))``, ``c = 8 ln|X| / alpha^2`` (Abel
+    summation of ``floor(B(t))`` against ``1/t - 1/(t+1)``): about ``(4 + 10 c) / (n0 scale)``.
+    """
+    from scipy import special
+
+    scale = check.positive(scale, "scale")
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    n0 = check.integer(n0, "n0", minimum=1)
+    c = 8 * math.log(size) / alpha**2
+    inverse_times = c * (1 / n0 + float(special.zeta(2, n0 + 1)))
+    return (4 / n0 + 5 * inverse_times) / scale
+
+
+def pmwg_noise_scale(epsilon: float, domain_size: int, alpha: float, n0: int) -> float:
+    """The noise scale at which :func:`pmwg_worst_case_epsilon` equals ``epsilon``.
+
+    With it PMWG can never exhaust its budget, however long the stream; but it is large unless
+    ``n0 eps alpha^2 >> ln|X|``. Smaller scales answer better and refuse once the budget is spent.
+    """
+    epsilon = check.positive(epsilon, "epsilon")
+    return pmwg_worst_case_epsilon(1.0, domain_size, alpha, n0) / epsilon
+
+
 # --- Median mechanism and stability (Stemmer, Lecture 4) ----------------------------------------
 
 
