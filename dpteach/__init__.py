@@ -6,7 +6,20 @@ The package backs the book's notebooks: databases as histograms over a universe 
 (:mod:`~dpteach.privacy`) and the lectures' bounds (:mod:`~dpteach.theory`).
 """
 
-from . import adaptive, audit, baselines, iterative, median, mw, projection, smalldb, theory
+from . import (
+    adaptive,
+    audit,
+    baselines,
+    erm,
+    growing,
+    iterative,
+    median,
+    mw,
+    projection,
+    smalldb,
+    streams,
+    theory,
+)
 from .adult import ADULT_SUBSETS, load_adult
 from .data import Dataset, correlated_data, from_histogram, independent_data
 from .domain import Domain
@@ -50,11 +63,14 @@ __all__ = [
     "adaptive",
     "audit",
     "baselines",
+    "erm",
+    "growing",
     "iterative",
     "median",
     "mw",
     "projection",
     "smalldb",
+    "streams",
     "theory",
     "correlated_data",
     "exponential",

@@ -166,12 +166,18 @@ def overfitting_errors(
     """One run of :func:`overfitting_attack` with ``d`` useless features: draws the population
     (:func:`useless_features`, uniform ``P``) and a sample of ``n`` records, builds the mechanism
     with ``make_mechanism(counts, P, rng)`` and returns the final (majority-vote) query's sample and
-    population errors ``(|a - q(S)|, |a - q(P)|)``. A passed Generator is consumed."""
+    population errors ``(|a - q(S)|, |a - q(P)|)``. Raises ``RuntimeError`` if the mechanism halts
+    before the final query. A passed Generator is consumed."""
     gen = check.rng(rng)
     features, label = useless_features(domain_size, d, rng=gen)
     P = np.full(domain_size, 1 / domain_size)
     counts = gen.multinomial(check.integer(n, "n", minimum=1), P)
     t = interact(make_mechanism(counts, P, gen), overfitting_attack(features, label))
+    if len(t.answers) != d + 1:
+        raise RuntimeError(
+            f"the mechanism halted after {len(t.answers)} of the attack's {d + 1} queries; the "
+            "final (majority-vote) query was not answered"
+        )
     return float(t.errors(counts / n)[-1]), float(t.errors(P)[-1])
 
 
@@ -230,15 +236,15 @@ def plot_errors(ax, transcript: Transcript, sample: object, population: object, 
 
 def median_run_figure(eta: float, n: int, k: int) -> None:
     """The chapter's widget: the median mechanism on 4 cells (all 12,341 databases of 40 records),
-    ``k`` random counting queries, a sample of ``n`` from ``P = (0.4, 0.3, 0.2, 0.1)`` (seed 7).
-    A pure function of its arguments; draws the candidate set and the errors."""
+    ``k`` random counting queries (seed 8: the first queries are the same for every ``k`` and
+    ``n``), a sample of ``n`` from ``P = (0.4, 0.3, 0.2, 0.1)`` (seed 7). A pure function of its
+    arguments; draws the candidate set and the errors."""
     from . import viz
     from .median import MedianMechanism, small_databases
 
-    rng = np.random.default_rng(7)
     P = np.array([0.4, 0.3, 0.2, 0.1])
-    h = rng.multinomial(check.integer(n, "n", minimum=1), P)
-    Q = (rng.random((check.integer(k, "k", minimum=1), 4)) < 0.5).astype(float)
+    h = np.random.default_rng(7).multinomial(check.integer(n, "n", minimum=1), P)
+    Q = (np.random.default_rng(8).random((check.integer(k, "k", minimum=1), 4)) < 0.5).astype(float)
     mech = MedianMechanism(h, candidates=small_databases(4, 40), eta=eta)
     t = interact(mech, fixed_queries(Q))
     _, (left, right) = viz.subplots(ncols=2)

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from . import _validate as check
-from .mechanisms import Seed, Sparse, laplace
+from .mechanisms import Seed, Sparse, laplace, safe_laplace_grid
 from .privacy import PrivacyBudget, ZCDPBudget, charge
 from .queries import Workload
 
@@ -186,12 +186,13 @@ class PrivateGuessAndCheck(GuessAndCheck):
     guess. After ``m`` wrong guesses it halts and answers nothing more.
 
     Guarantee: ``epsilon``-DP under replace-one neighbours for any adaptively chosen stream of
-    (query, guess) pairs (the sparse vector's ``epsilon/2`` plus at most ``m`` Laplace answers of
-    ``epsilon/(2m)`` each, by adaptive composition, Lecture 4 Theorem 8). Sensitivity: ``1/n`` for
-    ``q(S)`` and for ``|g - q(S)|``. The whole ``epsilon`` is charged to ``budget`` on
-    construction, after validation and before anything is drawn or released. Accuracy is now
-    approximate: a guess within ``eta`` may be called wrong, and one a little beyond ``eta``
-    accepted, by the sparse vector's noise.
+    (query, guess) pairs: the sparse vector is ``epsilon/2``-DP for adaptive queries (Dwork-Roth
+    Thm 3.25), and composed adaptively (Lecture 4 Theorem 8, step by step, as for Dwork-Roth's
+    NumericSparse) with at most ``m`` Laplace answers of ``epsilon/(2m)`` each. Sensitivity:
+    ``1/n`` for ``q(S)`` and for ``|g - q(S)|``. The whole ``epsilon`` is charged to ``budget`` on
+    construction, after both noise scales were validated and before anything is drawn or
+    released. Accuracy is now approximate: a guess within ``eta`` may be called wrong, and one a
+    little beyond ``eta`` accepted, by the sparse vector's noise.
     """
 
     def __init__(
@@ -207,10 +208,13 @@ class PrivateGuessAndCheck(GuessAndCheck):
         super().__init__(sample, eta=eta, m=m)
         self.epsilon = check.positive(epsilon, "epsilon")
         gen = check.rng(rng)
-        charge(budget, self.epsilon, label="PrivateGuessAndCheck")
-        self._rng = gen
+        # Validate both noise scales (public parameters only) before charging: neither the sparse
+        # vector nor a later Laplace answer may refuse after the budget was spent.
         self._sparse = Sparse(self.eta, sensitivity=1 / self.n, epsilon=self.epsilon / 2,
                               rng=gen, cutoff=self.m)  # fmt: skip
+        safe_laplace_grid(1 / self.n, self.epsilon / (2 * self.m))
+        charge(budget, self.epsilon, label="PrivateGuessAndCheck")
+        self._rng = gen
 
     def _answer(self, value: float) -> float:
         return laplace(value, sensitivity=1 / self.n, epsilon=self.epsilon / (2 * self.m),
@@ -355,9 +359,10 @@ def guess_and_check_sampler(make, pairs, *, resolution: int = 4):
     """A sampler ``sampler(counts, rng, size)`` for :func:`dpteach.audit.audit`.
 
     ``make(counts, rng)`` builds a GuessAndCheck-like mechanism on the sample ``counts``; it is
-    asked the fixed ``(query, guess)`` ``pairs`` (a deterministic adversary, which suffices: see
-    the chapter's exercise), and the transcript (``None`` for an accepted guess, else
-    ``floor(resolution * answer)``) is encoded as one integer (:func:`dpteach.audit.encode`).
+    asked the fixed ``(query, guess)`` ``pairs`` (one deterministic adversary: an audit tests one
+    adversary at a time, and randomised ones add nothing, see the chapter's Exercise 2), and the
+    transcript (``None`` for an accepted guess, else ``floor(resolution * answer)``) is encoded as
+    one integer (:func:`dpteach.audit.encode`).
     """
     from .audit import encode, repeat
 
@@ -381,7 +386,8 @@ def median_mechanism_sampler(candidates, queries, *, eta: float, resolution: int
 
     def sampler(counts, rng, size):
         mm = MedianMechanism(counts, candidates=candidates, eta=eta)
-        code = encode([math.floor(resolution * mm.answer(q)) for q in queries])
+        answers = [mm.answer(q) for q in queries]  # None once GuessAndCheck has halted
+        code = encode([None if a is None else math.floor(resolution * a) for a in answers])
         return np.full(size, code)
 
     return sampler

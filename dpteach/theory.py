@@ -245,9 +245,12 @@ def online_pmw_error(
 
 
 def ic_epsilon0(epsilon: float, bound: float, delta: float = 0.0) -> float:
-    """Per-step privacy of the IC mechanism (Lecture 7, Theorem 4) run for ``B = B(alpha/2)``
-    rounds: ``eps / (2B)`` for ``eps``-DP, ``eps / (4 sqrt(B ln(1/delta)))`` for
-    ``(eps, delta)``-DP."""
+    """Per-step privacy of the IC mechanism (Lecture 7, Theorem 4) run for ``B`` rounds, ``B``
+    the number of rounds it runs (``ceil(B(alpha/2))``): ``eps / (2B)`` for ``eps``-DP (basic
+    composition of ``2B`` steps), ``eps / (4 sqrt(B ln(1/delta)))`` for ``(eps, delta)``-DP
+    (advanced composition: ``eps/2`` from the square-root term, and the ``2B eps_0 (e^eps_0 - 1)``
+    term, about ``eps^2 / (8 ln(1/delta))``, stays below ``eps/2`` unless ``eps`` is near
+    ``4 ln(1/delta)``). The second is the larger only when ``B > 4 ln(1/delta)``."""
     epsilon = check.positive(epsilon, "epsilon")
     bound = check.positive(bound, "bound")
     delta = check.delta(delta)
@@ -256,45 +259,205 @@ def ic_epsilon0(epsilon: float, bound: float, delta: float = 0.0) -> float:
     return epsilon / (4 * math.sqrt(bound * math.log(1 / delta)))
 
 
-def ic_sample_size(
-    bound: float, k: int, alpha: float, epsilon: float, beta: float = 0.05, delta: float = 0.0
-) -> float:
-    """The ``n`` from which the IC mechanism is ``alpha``-accurate w.p. ``1 - beta``
-    (Lecture 7, Theorem 8, from Theorems 5-7; our constants).
-
-    In each of the ``B`` rounds the exponential distinguisher loses at most
-    ``2 ln(2kB/beta) / (n eps_0)`` (Thm 6) and the Laplace estimate errs by at most
-    ``ln(2B/beta) / (n eps_0)`` (Thm 7), except w.p. ``beta`` overall. If together they are at most
-    ``alpha/4``, every update is on an ``alpha/2``-distinguishing query (so at most ``B(alpha/2)``
-    of them, Thm 5) and the stopping round certifies error ``< alpha``. That holds once
-    ``n >= 4 (2 ln(2kB/beta) + ln(2B/beta)) / (alpha eps_0)``, ``B = bound = B(alpha/2)``.
-    """
+def _ic_setting(bound: float, k: int, alpha: float, epsilon: float, beta: float, delta: float):
     k = check.integer(k, "k", minimum=1)
     alpha = check.positive(alpha, "alpha")
     beta = check.probability(beta, "beta")
     rounds = math.ceil(check.positive(bound, "bound"))
-    eps0 = ic_epsilon0(epsilon, bound, delta)
+    return k, alpha, beta, rounds, ic_epsilon0(epsilon, rounds, delta)
+
+
+def ic_sample_size(
+    bound: float, k: int, alpha: float, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float:
+    """The ``n`` from which the IC mechanism is ``alpha``-accurate w.p. ``1 - beta`` (our form of
+    Lecture 7, Theorem 8; ``bound = B(alpha/2)``, run for ``B = ceil(bound)`` rounds at
+    :func:`ic_epsilon0` of ``B``).
+
+    Per round, the exponential distinguisher loses at most ``A1 = 2 ln(2kB/beta) / (n eps_0)``
+    (Theorem 6 with ``gamma = beta/(2B)``) and the Laplace estimate errs by at most
+    ``A2 = ln(2B/beta) / (n eps_0)`` (the tail bound in the proof of Theorem 5), all ``2B``
+    events together except w.p. ``beta``. An update round then has
+    ``|q(D) - q(D^{t-1})| >= 3 alpha/4 - A2`` and a stopping round certifies error
+    ``< 3 alpha/4 + A2 + A1``. Both are right once ``A1 + A2 <= alpha/4``, that is once
+    ``n >= 4 (2 ln(2kB/beta) + ln(2B/beta)) / (alpha eps_0)``.
+    The lecture asks only ``A1 <= alpha/2`` and ``A2 <= alpha/4``
+    (:func:`ic_sample_size_lecture`); its proof of Theorem 5 bounds the stopping round's gap by
+    ``alpha/2`` where ``3 alpha/4 + A2`` is all that follows, so that ``n`` certifies ``3 alpha/2``.
+    """
+    k, alpha, beta, rounds, eps0 = _ic_setting(bound, k, alpha, epsilon, beta, delta)
     losses = 2 * math.log(2 * k * rounds / beta) + math.log(2 * rounds / beta)
     return 4 * losses / (alpha * eps0)
 
 
-def ic_alpha(
-    bound_of_alpha, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+def ic_sample_size_lecture(
+    bound: float, k: int, alpha: float, epsilon: float, beta: float = 0.05, delta: float = 0.0
 ) -> float:
-    """The smallest ``alpha`` that :func:`ic_sample_size` guarantees at ``n`` (bisection);
-    ``bound_of_alpha(alpha)`` is the DUA's ``B(alpha/2)``. Returns 1.0 if none below 1 works."""
+    """Lecture 7, Theorem 8 as the lecture states it, solved for ``n``: with
+    ``gamma = beta / (2B)``, ``n >= 8 B ln(k/gamma) / (alpha eps)`` (pure) or
+    ``n >= 16 sqrt(B ln(1/delta)) ln(k/gamma) / (alpha eps)`` (approximate), that is
+    ``4 ln(2kB/beta) / (alpha eps_0)``; ``B = ceil(bound)`` as the mechanism runs.
+
+    Because of the slip in the proof of Theorem 5 (see :func:`ic_sample_size`), this ``n``
+    certifies error ``3 alpha / 2``, not ``alpha``.
+    """
+    k, alpha, beta, rounds, eps0 = _ic_setting(bound, k, alpha, epsilon, beta, delta)
+    return 4 * math.log(2 * k * rounds / beta) / (alpha * eps0)
+
+
+def _smallest_alpha(needed, n: int) -> float | None:
+    """The smallest ``alpha`` in ``[1e-4, 1]`` with ``needed(alpha) <= n`` (``needed`` falls as
+    ``alpha`` grows), by bisection to relative precision ~1e-15 (so at least ``1e-4``, even when
+    ``n`` would allow less); ``None`` if even ``alpha = 1`` needs more than ``n``."""
     n = check.integer(n, "n", minimum=1)
-
-    def enough(a: float) -> bool:
-        return ic_sample_size(bound_of_alpha(a), k, a, epsilon, beta, delta) <= n
-
     lo, hi = 1e-4, 1.0
-    if not enough(hi):
-        return 1.0
+    if needed(hi) > n:
+        return None
     for _ in range(60):
         mid = math.sqrt(lo * hi)
-        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+        lo, hi = (lo, mid) if needed(mid) <= n else (mid, hi)
     return hi
+
+
+def ic_alpha(
+    bound_of_alpha, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float | None:
+    """The smallest ``alpha`` that :func:`ic_sample_size` guarantees at ``n`` (our form of
+    Theorem 8); ``bound_of_alpha(alpha)`` is the DUA's ``B(alpha/2)``.
+
+    Returns ``None`` where the theorem gives no ``alpha < 1`` (error 1 needs no theorem: the
+    queries take values in [0, 1]). Callers must handle it: there is nothing to plot there.
+    """
+    return _smallest_alpha(
+        lambda a: ic_sample_size(bound_of_alpha(a), k, a, epsilon, beta, delta), n
+    )
+
+
+def ic_alpha_lecture(
+    bound_of_alpha, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float | None:
+    """The smallest ``alpha`` of Theorem 8 as the lecture states it
+    (:func:`ic_sample_size_lecture`), or ``None`` if none below 1; see there for what it
+    certifies."""
+    return _smallest_alpha(
+        lambda a: ic_sample_size_lecture(bound_of_alpha(a), k, a, epsilon, beta, delta), n
+    )
+
+
+# --- Growing databases (Cummings, Krehbiel, Lai, Tantipongpipat 2018) ---------------------------
+#
+# The paper's formulas did not survive into our copy of its text; the forms below are our
+# reconstruction (derived in notebook 05). Time t is also the database size; the stream starts
+# at n0; a linear query q: X -> [0, 1] has sensitivity 1/t at time t.
+
+
+def staleness_bound(t: int, s: int) -> float:
+    """Lemma 11: ``|q(x_t) - q(x_s)| <= (t - s) / t`` for ``t >= s`` and ``q: X -> [0, 1]``.
+
+    ``x_t = (s/t) x_s + ((t-s)/t) y`` with ``y`` the histogram of the ``t - s`` new entries, so
+    ``q(x_t) - q(x_s) = ((t-s)/t) (q(y) - q(x_s))`` and ``|q(y) - q(x_s)| <= 1``.
+    """
+    t = check.integer(t, "t", minimum=1)
+    s = check.integer(s, "s", minimum=1)
+    if s > t:
+        raise ValueError(f"s must be at most t={t}, got {s}")
+    return (t - s) / t
+
+
+def epoch_staleness(gamma: float) -> float:
+    """``gamma / (1 + gamma)``: Lemma 11 over a whole epoch ``[t_i, t_{i+1})`` of BBScheduler.
+
+    Within the epoch ``t <= t_{i+1} - 1 < n0 (1+gamma)^(i+1)`` (a ceiling minus one is below its
+    argument) and ``t_i >= n0 (1+gamma)^i``, so ``(t - t_i)/t = 1 - t_i/t < 1 - 1/(1+gamma)``:
+    the ceilings cost nothing. No privacy schedule ``eps_i`` removes this floor: it comes from the
+    epochs' fixed growth factor (rerun times growing polynomially would make it vanish).
+    """
+    gamma = check.positive(gamma, "gamma")
+    return gamma / (1 + gamma)
+
+
+def bbscheduler_effective_size(epsilon: float, gamma: float, n0: int) -> float:
+    """``eps gamma n0 / (1 + gamma)``: a lower bound on ``eps_i t_i`` for every epoch of the pure
+    schedule ``eps_i = eps gamma / (1+gamma)^(i+1)``, ``t_i = ceil(n0 (1+gamma)^i)`` (Theorem 10).
+    A black box whose error depends on ``eps n`` runs at least as well as on this product."""
+    epsilon = check.positive(epsilon, "epsilon")
+    gamma = check.positive(gamma, "gamma")
+    n0 = check.integer(n0, "n0", minimum=1)
+    return epsilon * gamma * n0 / (1 + gamma)
+
+
+def bbscheduler_error_bound(blackbox_error: float, gamma: float) -> float:
+    """Theorem 10 (our form): BBScheduler's error at any time is at most the black box's error in
+    the current epoch plus the epoch's staleness ``gamma/(1+gamma)`` (Lemma 11), with probability
+    ``1 - beta`` for all times at once (``beta_i = 6 beta / (pi^2 (i+1)^2)``)."""
+    return check.nonnegative(blackbox_error, "blackbox_error") + epoch_staleness(gamma)
+
+
+def pmwg_potential_increase(domain_size: int, t: int, potential: float = 0.0) -> float:
+    """Lemma 15 (our form): the potential's rise when an entry arrives at size ``t``.
+
+    PMWG mixes its histogram with the uniform ``u``: ``p_hat' = (t p_hat + u)/(t+1)``. Then
+    ``D(x_{t+1} || p_hat') - D(x_t || p_hat) <= (ln|X| - D(x_t || p_hat)) / (t + 1)``, at most
+    ``ln|X| / (t + 1)``. Proof: ``x_{t+1} = (t x_t + e_j)/(t+1)``, joint convexity of the KL
+    divergence gives ``D(x_{t+1} || p_hat') <= (t/(t+1)) D(x_t || p_hat) + D(e_j || u)/(t+1)``,
+    and ``D(e_j || u) = ln|X|``. ``potential`` is ``D(x_t || p_hat)`` before the arrival.
+    """
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    t = check.integer(t, "t", minimum=1)
+    return (math.log(size) - check.nonnegative(potential, "potential")) / (t + 1)
+
+
+def pmwg_hard_query_bound(domain_size: int, alpha: float, t: int, n0: int) -> float:
+    """Corollary 16 (our form): the number of hard queries PMWG answers by time ``t``.
+
+    If every hard query has true error at least ``3 alpha / 4`` and every hard answer is within
+    ``alpha/4`` of the truth, each MW step (``eta = alpha/2``) lowers the potential by at least
+    ``alpha^2 / 8``. The potential starts at most ``ln|X|`` and (Lemma 15) rises by at most
+    ``ln|X| / (s + 1)`` per arrival, so the number of hard queries by time ``t`` is at most
+    ``(8 ln|X| / alpha^2) (1 + H_t - H_{n0})`` (``H`` the harmonic numbers), about
+    ``(8 ln|X| / alpha^2)(1 + ln(t / n0))``: it grows only logarithmically with the data.
+    """
+    from scipy import special
+
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    t = check.integer(t, "t", minimum=1)
+    n0 = check.integer(n0, "n0", minimum=1)
+    if t < n0:
+        raise ValueError(f"t must be at least n0={n0}, got {t}")
+    harmonic = float(special.digamma(t + 1) - special.digamma(n0 + 1))  # H_t - H_{n0}
+    return 8 * math.log(size) / alpha**2 * (1 + harmonic)
+
+
+def pmwg_worst_case_epsilon(scale: float, domain_size: int, alpha: float, n0: int) -> float:
+    """The most PMWG can spend over an unbounded stream with noise scale ``scale`` (our form).
+
+    A sparse-vector instance starting at time ``s`` costs ``4 / (s scale)`` and a hard answer at
+    time ``t`` costs ``1 / (t scale)``; PMWG never answers more hard queries by time ``t`` than
+    ``B(t)`` = :func:`pmwg_hard_query_bound`. So the ``k``-th hard query comes at the earliest at
+    ``tau_k = min{t : B(t) >= k}``, and the total is at most ``(4/n0 + 5 sum_k 1/tau_k) / scale``
+    with ``sum_k 1/tau_k <= c (1/n0 + zeta(2, n0 + 1))``, ``c = 8 ln|X| / alpha^2`` (Abel
+    summation of ``floor(B(t))`` against ``1/t - 1/(t+1)``): about ``(4 + 10 c) / (n0 scale)``.
+    """
+    from scipy import special
+
+    scale = check.positive(scale, "scale")
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    alpha = check.positive(alpha, "alpha")
+    n0 = check.integer(n0, "n0", minimum=1)
+    c = 8 * math.log(size) / alpha**2
+    inverse_times = c * (1 / n0 + float(special.zeta(2, n0 + 1)))
+    return (4 / n0 + 5 * inverse_times) / scale
+
+
+def pmwg_noise_scale(epsilon: float, domain_size: int, alpha: float, n0: int) -> float:
+    """The noise scale at which :func:`pmwg_worst_case_epsilon` equals ``epsilon``.
+
+    With it PMWG can never exhaust its budget, however long the stream; but it is large unless
+    ``n0 eps alpha^2 >> ln|X|``. Smaller scales answer better and refuse once the budget is spent.
+    """
+    epsilon = check.positive(epsilon, "epsilon")
+    return pmwg_worst_case_epsilon(1.0, domain_size, alpha, n0) / epsilon
 
 
 # --- Median mechanism and stability (Stemmer, Lecture 4) ----------------------------------------

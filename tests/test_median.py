@@ -10,7 +10,7 @@ import pytest
 
 import dpteach as dp
 from dpteach import adaptive, median, theory
-from dpteach.audit import audit
+from dpteach.audit import audit, encode
 
 Q01 = np.array([0.0, 1.0])  # "the fraction of records equal to 1" on a 2-cell universe
 
@@ -97,6 +97,11 @@ def test_private_guess_and_check_accounting_and_refusals():
         median.PrivateGuessAndCheck([5, 5], eta=0.0, m=2, epsilon=0.6, rng=state, budget=budget)
     with pytest.raises(dp.BudgetExceededError):
         median.PrivateGuessAndCheck([5, 5], eta=0.1, m=2, epsilon=0.6, rng=state, budget=budget)
+    assert budget.spent_epsilon == pytest.approx(0.6) and state.bit_generator.state == before
+    # a noise scale too large to represent is refused on construction, before the charge
+    with pytest.raises(ValueError, match="too small for the safe Laplace grid"):
+        median.PrivateGuessAndCheck([5, 5], eta=0.1, m=10**15, epsilon=1e-9, rng=state,
+                                    budget=budget)  # fmt: skip
     assert budget.spent_epsilon == pytest.approx(0.6) and state.bit_generator.state == before
 
 
@@ -217,6 +222,22 @@ def test_interact_stops_when_the_mechanism_halts():
     mm = median.MedianMechanism(counts, candidates=median.small_databases(2, 4), eta=0.1, m=1)
     t = adaptive.interact(mm, adaptive.fixed_queries([Q01, Q01, 1 - Q01]))
     assert mm.checker.halted and len(t.answers) == 1
+
+
+def test_overfitting_errors_refuse_a_mechanism_that_halts_before_the_final_query():
+    def halting(c, P, g):  # the first of 16 uniform-population queries is a wrong guess at m = 1
+        return median.MedianMechanism(c, candidates=median.small_databases(16, 1), eta=0.01, m=1)
+
+    with pytest.raises(RuntimeError, match="halted after 1 of the attack's 9 queries"):
+        adaptive.overfitting_errors(halting, d=8, n=100, domain_size=16, rng=0)
+
+
+def test_median_mechanism_sampler_encodes_halted_answers():
+    # candidates (1, 0) and (0, 1) only, q(S) = 0.75: every guess (0.5) is wrong, no candidate is
+    # near 0.75 (the survivors stay), and the default m = 2 halts GuessAndCheck before query 3
+    sampler = median.median_mechanism_sampler(median.small_databases(2, 1), [Q01] * 3, eta=0.1)
+    codes = sampler(np.array([1, 3]), np.random.default_rng(0), 2)
+    assert codes.tolist() == [encode([3, 3, None])] * 2
 
 
 # --- audits ------------------------------------------------------------------------------------
