@@ -1,19 +1,22 @@
 """Iterative database construction (Roth, Lecture 7; Gupta, Roth and Ullman 2012).
 
 A *database update algorithm* (DUA) keeps a synthetic database ``D^t``, starting from
-``U(empty, ., .)``; given a query ``q`` on which ``D^t`` is wrong and (an estimate of) the true
-value ``v``, it returns ``D^{t+1} = U(D^t, q, v)``. Its *update bound* ``B(alpha)`` caps the
-number of updates on queries that ``D^t`` gets wrong by at least ``alpha``. A *private
-distinguisher* finds such a query privately. The IC mechanism (Algorithm 1) alternates the two
-for ``B(alpha/2)`` rounds.
+``U(empty, ., .)``; given a query ``q`` on which ``D^t`` is wrong and an estimate ``v`` of the
+true value, it returns ``D^{t+1} = U(D^t, q, v)``. It is a ``B(alpha)``-DUA (Definition 2) if
+every ``(U, D, C, alpha, L)``-database update sequence (Definition 1: each ``q_t`` has
+``|q_t(D) - q_t(D^t)| >= alpha`` and each ``v_t`` has ``|q_t(D) - v_t| < alpha``) has
+``L <= B(alpha)``. A *private distinguisher* (Definition 3) finds such a query privately. The IC
+mechanism (Algorithm 1) alternates the two for ``B(alpha/2)`` rounds: its update sequence is
+one at level ``alpha/2``.
 
-Two DUAs: :class:`MultiplicativeWeightsDUA` (``B(alpha) = 4 ln|X| / alpha^2``) and the halving
-update over small candidate databases, :class:`dpteach.median.HalvingDUA` (``B = log2 |C|``).
+Two DUAs: :class:`MultiplicativeWeightsDUA` (``B(a) = 4 ln|X| / a^2``) and the halving update
+over small candidate databases, :class:`dpteach.median.HalvingDUA` (``B = log2 |C|``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -43,9 +46,21 @@ class DatabaseUpdateAlgorithm(Protocol):
 
 
 class MultiplicativeWeightsDUA:
-    """Multiplicative weights as a DUA: ``D^0`` uniform over X; on ``(q, v)``,
-    ``D^{t+1}(x) ∝ D^t(x) exp(eta q(x))`` if ``v > q(D^t)`` and ``exp(-eta q(x))`` otherwise,
-    with ``eta = alpha / 2`` (``alpha`` fixed at construction). ``B(alpha) = 4 ln|X| / alpha^2``.
+    """Multiplicative weights as a ``B(alpha)``-DUA for update sequences at level ``alpha``.
+
+    ``D^0`` is uniform over X; on ``(q, v)``, ``D^{t+1}(x) ∝ D^t(x) exp(eta q(x))`` if
+    ``v > q(D^t)`` and ``∝ D^t(x) exp(-eta q(x))`` otherwise, with ``eta = alpha / 2``.
+
+    Update bound ``B(alpha) = 4 ln|X| / alpha^2``, for ``alpha`` the level this DUA is built for
+    (a step size suits one level, so :meth:`bound` refuses any other). Proof: in a sequence at
+    level ``alpha``, ``v`` is within ``alpha`` of ``q(D)`` and ``q(D^t)`` at least ``alpha`` away,
+    so ``v`` is on ``q(D)``'s side and the step goes the right way; with ``e^{-y} <= 1 - y + y^2``
+    (``0 <= y <= 1``) and ``ln(1 + z) <= z``, the potential ``D(D || D^t)`` falls by at least
+    ``eta |q(D) - q(D^t)| - eta^2 >= alpha^2 / 4``; it starts at most ``ln|X|`` and is never
+    negative. (Hoeffding's lemma gives the sharper fall ``eta |q(D) - q(D^t)| - eta^2 / 8``.)
+
+    In the IC mechanism at accuracy ``alpha`` the sequence is at level ``alpha / 2``: build the
+    DUA with ``alpha / 2`` (the IC mechanism raises an error otherwise).
     """
 
     name = "multiplicative weights"
@@ -53,8 +68,20 @@ class MultiplicativeWeightsDUA:
     def __init__(self, domain_size: int, *, alpha: float):
         self.domain_size = check.integer(domain_size, "domain_size", minimum=2)
         self.alpha = check.positive(alpha, "alpha")
+        if self.alpha >= 1:
+            raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        self.eta = self.alpha / 2
 
     def bound(self, alpha: float) -> float:
+        """``B(alpha) = 4 ln|X| / alpha^2``; ``alpha`` must be the level the DUA is built for."""
+        alpha = check.positive(alpha, "alpha")
+        if not math.isclose(alpha, self.alpha, rel_tol=1e-9):
+            raise ValueError(
+                f"this MultiplicativeWeightsDUA is built for update sequences at level "
+                f"alpha={self.alpha:g} (step eta={self.eta:g}); its bound at level {alpha:g} is "
+                f"not 4 ln|X|/alpha^2. The IC mechanism at accuracy alpha runs it at level "
+                f"alpha/2: build MultiplicativeWeightsDUA({self.domain_size}, alpha={alpha:g})"
+            )
         return mw_mistake_bound(self.domain_size, alpha)
 
     def initial(self) -> np.ndarray:
@@ -66,18 +93,22 @@ class MultiplicativeWeightsDUA:
 
     def update(self, state: np.ndarray, q: np.ndarray, v: float) -> np.ndarray:
         direction = -1.0 if v > q @ state else 1.0
-        return mw_update(state, q, direction * self.alpha / 2)
+        return mw_update(state, q, direction * self.eta)
 
     def synthetic(self, state: np.ndarray) -> np.ndarray:
         return state
 
 
 def exponential_distinguisher(
-    true: np.ndarray, synthetic: np.ndarray, *, n: int, epsilon: float, rng
-) -> int:
-    """Private distinguisher (Lecture 7, Thm 6): the exponential mechanism with quality
-    ``|q(D) - q(D^t)|`` (sensitivity ``1/n``); ``epsilon``-DP."""
-    return exponential(np.abs(true - synthetic), sensitivity=1 / n, epsilon=epsilon, rng=rng)
+    true: np.ndarray, synthetic: np.ndarray, *, n: int, epsilon: float, rng, size=None
+) -> int | np.ndarray:
+    """The exponential mechanism as a private distinguisher (Lecture 7, Theorem 6): quality
+    ``|q(D) - q(D^t)|``, sensitivity ``1/n`` under replace-one neighbours; ``epsilon``-DP. With
+    probability ``1 - gamma`` it loses at most ``F = 2 ln(k/gamma) / (n epsilon)`` against the
+    best of the ``k`` queries. ``size`` draws that many independent choices (for simulation:
+    each is a separate ``epsilon``-DP release)."""
+    scores = np.abs(true - synthetic)
+    return exponential(scores, sensitivity=1 / n, epsilon=epsilon, rng=rng, size=size)
 
 
 def exact_distinguisher(true: np.ndarray, synthetic: np.ndarray, **_) -> int:
@@ -86,6 +117,26 @@ def exact_distinguisher(true: np.ndarray, synthetic: np.ndarray, **_) -> int:
 
 
 DISTINGUISHERS = {"exponential": exponential_distinguisher, "exact": exact_distinguisher}
+
+
+def privacy_spent(eps0: float, steps: int, delta: float = 0.0) -> float:
+    """The ``epsilon`` of ``steps`` adaptive ``eps0``-DP steps, as Theorem 4 accounts for them.
+
+    ``delta = 0``: basic composition, ``steps * eps0`` (pure DP). ``delta > 0``: the ``epsilon``
+    of an ``(epsilon, delta)`` guarantee, the smaller of basic composition (``delta = 0``, so
+    also a valid ``(., delta)`` bound) and advanced composition at ``delta'`` = ``delta``
+    (Dwork-Roth Thm 3.20, the form in the proof of Theorem 4). After all ``2B`` steps this is at
+    most the run's ``epsilon``.
+    """
+    eps0 = check.positive(eps0, "eps0")
+    steps = check.integer(steps, "steps", minimum=0)
+    delta = check.delta(delta)
+    if steps == 0:
+        return 0.0
+    basic = steps * eps0
+    if delta == 0:
+        return basic
+    return min(basic, advanced_composition(eps0, steps, delta)[0])
 
 
 def iterative_construction(
@@ -99,24 +150,37 @@ def iterative_construction(
     delta: float = 0.0,
     distinguisher: str = "exponential",
     budget: PrivacyBudget | None = None,
+    snapshots: Sequence[int] = (),
 ) -> Result:
     """The Iterative Construction mechanism (Lecture 7, Algorithm 1).
 
-    For ``t = 1 .. B(alpha/2)``: the distinguisher picks ``q_t`` (exponential mechanism at
-    ``eps_0``, quality ``|q(D) - q(D^{t-1})|``); estimate ``v_t = q_t(D) + Lap(1/(eps_0 n))``; if
-    ``|v_t - q_t(D^{t-1})| < 3 alpha / 4`` stop and output ``D^{t-1}``, else
-    ``D^t = U(D^{t-1}, q_t, v_t)``.
+    ``D^0 = U(empty)``. For ``t = 1 .. B``, ``B = ceil(B(alpha/2))``: the distinguisher picks
+    ``q_t`` (exponential mechanism at ``eps_0``, quality ``|q(D) - q(D^{t-1})|``); estimate
+    ``v_t = q_t(D) + Lap(1/(eps_0 n))``; if ``|v_t - q_t(D^{t-1})| < 3 alpha / 4`` stop and output
+    ``D^{t-1}``, else ``D^t = U(D^{t-1}, q_t, v_t)``. The DUA must be one for update sequences
+    at level ``alpha/2`` (a :class:`MultiplicativeWeightsDUA` built with ``alpha/2``; the
+    halving DUA needs a candidate within ``alpha/2`` of ``D``, Lecture 4's Claim 1).
 
-    Guarantee (Theorem 4), replace-one neighbours, sensitivity ``1/n``: with
-    ``eps_0 = eps / (2 B(alpha/2))`` it is ``eps``-DP (basic composition of ``2B`` steps); with
-    ``eps_0 = eps / (4 sqrt(B(alpha/2) ln(1/delta)))`` it is ``(eps, delta)``-DP (advanced
-    composition). Pure DP: ``budget`` must afford the whole ``eps`` (checked before anything is
-    released) and is charged ``eps_0`` per step as the run goes; approximate DP: charged
-    ``(eps, delta)`` once, before the first step. ``distinguisher="exact"`` is not private.
+    Guarantee (Theorem 4), replace-one neighbours, sensitivity ``1/n`` for the distinguisher's
+    quality and the estimate: with ``eps_0 = eps / (2B)`` it is ``eps``-DP (basic composition of
+    ``2B`` steps); with ``eps_0 = eps / (4 sqrt(B ln(1/delta)))`` it is ``(eps, delta)``-DP
+    (advanced composition). Stopping early only releases less. Pure DP: ``budget`` must afford
+    the whole ``eps`` (checked before anything is released) and is charged ``eps_0`` per step as
+    the run goes; approximate DP: charged ``(eps, delta)`` once, before the first step. The trace's
+    ``epsilon_spent`` is :func:`privacy_spent` of the steps so far (at the run's ``delta``).
+    ``distinguisher="exact"`` is not private (its ``epsilon_spent`` is ``inf``; it refuses a
+    ``budget``).
+    ``snapshots`` lists rounds ``t`` whose ``D^t`` (as a histogram) is kept, ``0`` for ``D^0``.
+    Non-private diagnostics for teaching: the trace's true max error and, for the MW DUA, the KL
+    potential ``D(D || D^t)``; ``info`` holds them for ``D^0`` and, for the halving DUA, the
+    number of surviving candidates after each round.
     """
     check.same_universe(check.dataset(data), check.workload(workload))
     if workload.domain_size != dua.domain_size:
-        raise ValueError("data, workload and dua must share one universe (dua.domain_size)")
+        raise ValueError(
+            f"data and workload ({workload.domain_size} cells) and dua ({dua.domain_size} cells) "
+            "must share one universe"
+        )
     if budget is not None and not isinstance(budget, PrivacyBudget):
         raise TypeError(f"budget must be a PrivacyBudget or None, got {type(budget).__name__}")
     alpha = check.positive(alpha, "alpha")
@@ -124,11 +188,13 @@ def iterative_construction(
     delta = check.delta(delta)
     if distinguisher not in DISTINGUISHERS:
         raise ValueError(f"distinguisher must be one of {sorted(DISTINGUISHERS)}")
+    if distinguisher == "exact" and budget is not None:
+        raise ValueError("distinguisher='exact' is not private and cannot be charged to a budget")
     gen = check.rng(rng)
-    bound = dua.bound(alpha / 2)
+    bound = dua.bound(alpha / 2)  # the MW DUA refuses a level other than its own
     rounds = math.ceil(bound)
     eps0 = ic_epsilon0(epsilon, rounds, delta)
-    if delta > 0 and advanced_composition(eps0, 2 * rounds, delta)[0] > epsilon:
+    if delta > 0 and privacy_spent(eps0, 2 * rounds, delta) > epsilon:
         raise ValueError(
             f"epsilon={epsilon} is too large for advanced composition here; use delta=0"
         )
@@ -142,35 +208,55 @@ def iterative_construction(
         if delta > 0:
             budget.charge(epsilon, delta, label=f"IC run ({2 * rounds} steps at eps0={eps0:.3g})")
     step_budget = budget if delta == 0 else None
+    private = distinguisher != "exact"
 
     p, n = data.histogram(), data.n
     true = workload._answer(p)
     pick = DISTINGUISHERS[distinguisher]
     state = dua.initial()
-    info = {"rounds": rounds, "bound": bound, "eps0": eps0, "dua": dua.name}
+    current = dua.answers(state, workload)  # D^{t-1}'s answers at the start of round t
+    is_mw = isinstance(dua, MultiplicativeWeightsDUA)
+    accounting = "basic composition" if delta == 0 else f"min(basic, advanced) at delta={delta:g}"
+    info = {
+        "rounds": rounds,
+        "bound": bound,
+        "eps0": eps0,
+        "dua": dua.name,
+        "accounting": accounting,
+        "initial_max_error": float(np.max(np.abs(current - true))),
+        "initial_potential": kl_divergence(p, dua.synthetic(state)) if is_mw else math.nan,
+    }
     result = Result(dua.synthetic(state), np.empty(0), info=info)
+    if 0 in snapshots:
+        result.snapshots[0] = dua.synthetic(state).copy()
+    halving = isinstance(dua, HalvingDUA)
+    survivors = [int(np.sum(state))] if halving else []
     for t in range(1, rounds + 1):
-        current = dua.answers(state, workload)
-        if distinguisher == "exponential" and step_budget is not None:
+        if step_budget is not None:  # the exact distinguisher has refused any budget
             step_budget.charge(eps0, label=f"IC round {t}: distinguisher")
         i = pick(true, current, n=n, epsilon=eps0, rng=gen)
         v = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen, budget=step_budget)
         stop = abs(v - current[i]) < 3 * alpha / 4
         if not stop:
             state = dua.update(state, workload.query(i), v)
+            current = dua.answers(state, workload)
         synthetic = dua.synthetic(state)
-        error = float(np.max(np.abs(dua.answers(state, workload) - true)))
-        potential = (
-            kl_divergence(p, synthetic) if isinstance(dua, MultiplicativeWeightsDUA) else math.nan
-        )
+        error = float(np.max(np.abs(current - true)))
+        potential = kl_divergence(p, synthetic) if is_mw else math.nan
+        spent = privacy_spent(eps0, 2 * t, delta) if private else math.inf
         result.trace.append(Round(t, query=i, noisy_value=float(v), updated=not stop,
                                   max_error=error, potential=potential,
-                                  epsilon_spent=2 * t * eps0))  # fmt: skip
+                                  epsilon_spent=spent))  # fmt: skip
+        if t in snapshots:
+            result.snapshots[t] = synthetic.copy()
+        if halving:
+            survivors.append(int(np.sum(state)))
         if stop:
             break
     result.synthetic = dua.synthetic(state)
-    result.answers = dua.answers(state, workload)
+    result.answers = current
     result.info["updates"] = sum(r.updated for r in result.trace)
-    if isinstance(dua, HalvingDUA):
-        result.info["survivors"] = int(np.sum(state))
+    if halving:
+        result.info["survivors"] = survivors[-1]
+        result.info["survivors_by_round"] = survivors  # |C_t| for t = 0, 1, ...
     return result

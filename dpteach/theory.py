@@ -249,9 +249,12 @@ def online_pmw_error(
 
 
 def ic_epsilon0(epsilon: float, bound: float, delta: float = 0.0) -> float:
-    """Per-step privacy of the IC mechanism (Lecture 7, Theorem 4) run for ``B = B(alpha/2)``
-    rounds: ``eps / (2B)`` for ``eps``-DP, ``eps / (4 sqrt(B ln(1/delta)))`` for
-    ``(eps, delta)``-DP."""
+    """Per-step privacy of the IC mechanism (Lecture 7, Theorem 4) run for ``B`` rounds, ``B``
+    the number of rounds it runs (``ceil(B(alpha/2))``): ``eps / (2B)`` for ``eps``-DP (basic
+    composition of ``2B`` steps), ``eps / (4 sqrt(B ln(1/delta)))`` for ``(eps, delta)``-DP
+    (advanced composition: ``eps/2`` from the square-root term, and the ``2B eps_0 (e^eps_0 - 1)``
+    term, about ``eps^2 / (8 ln(1/delta))``, stays below ``eps/2`` unless ``eps`` is near
+    ``4 ln(1/delta)``). The second is the larger only when ``B > 4 ln(1/delta)``."""
     epsilon = check.positive(epsilon, "epsilon")
     bound = check.positive(bound, "bound")
     delta = check.delta(delta)
@@ -260,45 +263,89 @@ def ic_epsilon0(epsilon: float, bound: float, delta: float = 0.0) -> float:
     return epsilon / (4 * math.sqrt(bound * math.log(1 / delta)))
 
 
-def ic_sample_size(
-    bound: float, k: int, alpha: float, epsilon: float, beta: float = 0.05, delta: float = 0.0
-) -> float:
-    """The ``n`` from which the IC mechanism is ``alpha``-accurate w.p. ``1 - beta``
-    (Lecture 7, Theorem 8, from Theorems 5-7; our constants).
-
-    In each of the ``B`` rounds the exponential distinguisher loses at most
-    ``2 ln(2kB/beta) / (n eps_0)`` (Thm 6) and the Laplace estimate errs by at most
-    ``ln(2B/beta) / (n eps_0)`` (Thm 7), except w.p. ``beta`` overall. If together they are at most
-    ``alpha/4``, every update is on an ``alpha/2``-distinguishing query (so at most ``B(alpha/2)``
-    of them, Thm 5) and the stopping round certifies error ``< alpha``. That holds once
-    ``n >= 4 (2 ln(2kB/beta) + ln(2B/beta)) / (alpha eps_0)``, ``B = bound = B(alpha/2)``.
-    """
+def _ic_setting(bound: float, k: int, alpha: float, epsilon: float, beta: float, delta: float):
     k = check.integer(k, "k", minimum=1)
     alpha = check.positive(alpha, "alpha")
     beta = check.probability(beta, "beta")
     rounds = math.ceil(check.positive(bound, "bound"))
-    eps0 = ic_epsilon0(epsilon, bound, delta)
+    return k, alpha, beta, rounds, ic_epsilon0(epsilon, rounds, delta)
+
+
+def ic_sample_size(
+    bound: float, k: int, alpha: float, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float:
+    """The ``n`` from which the IC mechanism is ``alpha``-accurate w.p. ``1 - beta`` (our form of
+    Lecture 7, Theorem 8; ``bound = B(alpha/2)``, run for ``B = ceil(bound)`` rounds at
+    :func:`ic_epsilon0` of ``B``).
+
+    Per round, the exponential distinguisher loses at most ``A1 = 2 ln(2kB/beta) / (n eps_0)``
+    (Theorem 6 with ``gamma = beta/(2B)``) and the Laplace estimate errs by at most
+    ``A2 = ln(2B/beta) / (n eps_0)`` (the tail bound in the proof of Theorem 5), all ``2B``
+    events together except w.p. ``beta``. An update round then has
+    ``|q(D) - q(D^{t-1})| >= 3 alpha/4 - A2`` and a stopping round certifies error
+    ``< 3 alpha/4 + A2 + A1``. Both are right once ``A1 + A2 <= alpha/4``, that is once
+    ``n >= 4 (2 ln(2kB/beta) + ln(2B/beta)) / (alpha eps_0)``.
+    The lecture asks only ``A1 <= alpha/2`` and ``A2 <= alpha/4``
+    (:func:`ic_sample_size_lecture`); its proof of Theorem 5 bounds the stopping round's gap by
+    ``alpha/2`` where ``3 alpha/4 + A2`` is all that follows, so that ``n`` certifies ``3 alpha/2``.
+    """
+    k, alpha, beta, rounds, eps0 = _ic_setting(bound, k, alpha, epsilon, beta, delta)
     losses = 2 * math.log(2 * k * rounds / beta) + math.log(2 * rounds / beta)
     return 4 * losses / (alpha * eps0)
 
 
-def ic_alpha(
-    bound_of_alpha, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+def ic_sample_size_lecture(
+    bound: float, k: int, alpha: float, epsilon: float, beta: float = 0.05, delta: float = 0.0
 ) -> float:
-    """The smallest ``alpha`` that :func:`ic_sample_size` guarantees at ``n`` (bisection);
-    ``bound_of_alpha(alpha)`` is the DUA's ``B(alpha/2)``. Returns 1.0 if none below 1 works."""
+    """Lecture 7, Theorem 8 as the lecture states it, solved for ``n``: with
+    ``gamma = beta / (2B)``, ``n >= 8 B ln(k/gamma) / (alpha eps)`` (pure) or
+    ``n >= 16 sqrt(B ln(1/delta)) ln(k/gamma) / (alpha eps)`` (approximate), that is
+    ``4 ln(2kB/beta) / (alpha eps_0)``; ``B = ceil(bound)`` as the mechanism runs.
+
+    Because of the slip in the proof of Theorem 5 (see :func:`ic_sample_size`), this ``n``
+    certifies error ``3 alpha / 2``, not ``alpha``.
+    """
+    k, alpha, beta, rounds, eps0 = _ic_setting(bound, k, alpha, epsilon, beta, delta)
+    return 4 * math.log(2 * k * rounds / beta) / (alpha * eps0)
+
+
+def _smallest_alpha(needed, n: int) -> float | None:
+    """The smallest ``alpha`` in ``[1e-4, 1]`` with ``needed(alpha) <= n`` (``needed`` falls as
+    ``alpha`` grows), by bisection to relative precision ~1e-15 (so at least ``1e-4``, even when
+    ``n`` would allow less); ``None`` if even ``alpha = 1`` needs more than ``n``."""
     n = check.integer(n, "n", minimum=1)
-
-    def enough(a: float) -> bool:
-        return ic_sample_size(bound_of_alpha(a), k, a, epsilon, beta, delta) <= n
-
     lo, hi = 1e-4, 1.0
-    if not enough(hi):
-        return 1.0
+    if needed(hi) > n:
+        return None
     for _ in range(60):
         mid = math.sqrt(lo * hi)
-        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+        lo, hi = (lo, mid) if needed(mid) <= n else (mid, hi)
     return hi
+
+
+def ic_alpha(
+    bound_of_alpha, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float | None:
+    """The smallest ``alpha`` that :func:`ic_sample_size` guarantees at ``n`` (our form of
+    Theorem 8); ``bound_of_alpha(alpha)`` is the DUA's ``B(alpha/2)``.
+
+    Returns ``None`` where the theorem gives no ``alpha < 1`` (error 1 needs no theorem: the
+    queries take values in [0, 1]). Callers must handle it: there is nothing to plot there.
+    """
+    return _smallest_alpha(
+        lambda a: ic_sample_size(bound_of_alpha(a), k, a, epsilon, beta, delta), n
+    )
+
+
+def ic_alpha_lecture(
+    bound_of_alpha, k: int, n: int, epsilon: float, beta: float = 0.05, delta: float = 0.0
+) -> float | None:
+    """The smallest ``alpha`` of Theorem 8 as the lecture states it
+    (:func:`ic_sample_size_lecture`), or ``None`` if none below 1; see there for what it
+    certifies."""
+    return _smallest_alpha(
+        lambda a: ic_sample_size_lecture(bound_of_alpha(a), k, a, epsilon, beta, delta), n
+    )
 
 
 # --- Growing databases (Cummings, Krehbiel, Lai, Tantipongpipat 2018) ---------------------------

@@ -80,7 +80,7 @@ def run_pmw(data=DATA, workload=Q, **kw):
 
 
 def run_ic(data=DATA, workload=Q, **kw):
-    dua = iterative.MultiplicativeWeightsDUA(6, alpha=0.4)
+    dua = iterative.MultiplicativeWeightsDUA(6, alpha=0.2)  # level alpha/2 of the IC run
     return iterative.iterative_construction(
         data, workload, dua, **({"alpha": 0.4, "epsilon": 1.0, "rng": 0} | kw)
     )

@@ -124,7 +124,4 @@ def _run(path: Path, folder: Path):
 def test_every_remaining_code_cell_runs(edition, path):
     out, _ = edition
     error = _run(out / path.name, out)
-    if error is not None and _run(path, path.parent) is not None:
-        # Not the student edition's fault: the committed notebook fails with today's package.
-        pytest.xfail(f"{path.name} fails as committed too (re-execute it): {error.ename}")
     assert error is None, f"the student edition of {path.name} fails: {error}"
