@@ -228,6 +228,10 @@ def online_pmw_error(
     ``Lap(2c/(n eps))`` noise. A union bound (``beta/3`` each) over the ``c + 1`` thresholds, the
     ``queries`` comparisons and the ``c`` answers gives
     ``max(alpha + s ln(3(c+1)/beta) + 2s ln(3m/beta), (2c/(n eps)) ln(3c/beta))``.
+
+    These are the continuous-Laplace scales; the class's floating-point-safe noise
+    (:class:`~dpteach.mechanisms.Sparse`, :func:`~dpteach.mechanisms.laplace`) is discrete, on a
+    fine grid, with scales slightly larger (Sparse: at most 0.1 %), which this bound ignores.
     """
     n = check.integer(n, "n", minimum=1)
     epsilon = check.positive(epsilon, "epsilon")
