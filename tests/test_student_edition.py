@@ -122,6 +122,12 @@ def _run(path: Path, folder: Path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_remaining_code_cell_runs(edition, path):
+    """Where the student edition kept every code cell unchanged (solutions are markdown), its code
+    is the committed notebook's, which nbval re-runs in the same suite; otherwise run it here."""
     out, _ = edition
+    code = [_source(c) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    student = json.loads((out / path.name).read_text())["cells"]
+    if [_source(c) for c in student if c["cell_type"] == "code"] == code:
+        return
     error = _run(out / path.name, out)
     assert error is None, f"the student edition of {path.name} fails: {error}"
