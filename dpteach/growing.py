@@ -256,16 +256,7 @@ def _check_inputs(stream: object, blackbox: object, workload: object) -> None:
         raise TypeError(f"blackbox must be callable, got {type(blackbox).__name__}")
     if workload is None:
         return
-    if not isinstance(workload, Workload):
-        raise TypeError(f"workload must be a Workload or None, got {type(workload).__name__}")
-    domain = getattr(workload, "domain", None)
-    if domain is not None and domain != stream.domain:
-        raise ValueError(f"workload is over {domain!r} but the stream over {stream.domain!r}")
-    if workload.domain_size != stream.domain.size:
-        raise ValueError(
-            f"workload is over {workload.domain_size} cells but the stream over "
-            f"{stream.domain.size}"
-        )
+    check.same_universe(stream, check.workload(workload), names="stream and workload")
 
 
 def _diagnostic_error(output: object, stream: DatabaseStream, workload, t: int) -> float:

@@ -455,21 +455,11 @@ def gaussian_width(
 
 
 def _check_workload(workload: object) -> None:
-    if not isinstance(workload, Workload):
-        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
+    check.workload(workload)
 
 
 def _check_data(data: object, workload: object) -> None:
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
-    _check_workload(workload)
-    domain = getattr(workload, "domain", None)
-    if domain is not None and domain != data.domain:
-        raise ValueError(f"workload is over {domain!r} but data over {data.domain!r}")
-    if workload.domain_size != data.domain.size:
-        raise ValueError(
-            f"workload is over {workload.domain_size} cells but data over {data.domain.size}"
-        )
+    check.same_universe(check.dataset(data), check.workload(workload))
 
 
 # --- experiments and pictures (for the notebook and the benchmarks) ------------------------------

@@ -33,17 +33,7 @@ CHUNK_ENTRIES = 2**22
 
 
 def _check_inputs(data: Dataset, workload: Workload) -> None:
-    if not isinstance(data, Dataset):
-        raise TypeError(f"data must be a Dataset, got {type(data).__name__}")
-    if not isinstance(workload, Workload):
-        raise TypeError(f"workload must be a Workload, got {type(workload).__name__}")
-    domain = getattr(workload, "domain", None)
-    if domain is not None and domain != data.domain:
-        raise ValueError(f"workload is over {domain!r} but data over {data.domain!r}")
-    if workload.domain_size != data.domain.size:
-        raise ValueError(
-            f"workload is over {workload.domain_size} cells but data over {data.domain.size}"
-        )
+    check.same_universe(check.dataset(data), check.workload(workload))
 
 
 def _check_enumerable(domain_size: int, m: int, k: int) -> int:

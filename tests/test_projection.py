@@ -224,9 +224,9 @@ def test_bad_input_charges_nothing(kwargs, error, match):
 def test_mismatched_shapes_and_domains():
     budget = dp.PrivacyBudget(10.0, 0.5)
     other = dp.MarginalWorkload.all_kway(dp.Domain({"x": 4, "y": 6}), 1)  # also 24 cells
-    with pytest.raises(ValueError, match="workload is over Domain"):
+    with pytest.raises(ValueError, match="different universes"):
         projection.projection_mechanism(DATA, other, epsilon=1.0, delta=1e-5, rng=0, budget=budget)
-    with pytest.raises(ValueError, match="64 cells but data over 24"):
+    with pytest.raises(ValueError, match="different universes"):
         projection.projection_mechanism(DATA, RANDOM, epsilon=1.0, delta=1e-5, rng=0, budget=budget)
     assert budget.ledger == []
     with pytest.raises(ValueError, match="y must have length m=26"):
@@ -235,7 +235,7 @@ def test_mismatched_shapes_and_domains():
         projection.project(np.full(MARGINALS.k, np.nan), MARGINALS)
     with pytest.raises(ValueError, match=r"v must have shape \(m,\) or \(N, m\)"):
         projection.adjoint(MARGINALS, np.zeros((2, 3)))
-    with pytest.raises(TypeError, match="workload must be a Workload"):
+    with pytest.raises(TypeError, match="workload must be a dpteach Workload"):
         projection.gaussian_width(np.eye(3), rng=0)
     with pytest.raises(ValueError, match="samples must be >= 2"):
         projection.gaussian_width(MARGINALS, samples=1, rng=0)
