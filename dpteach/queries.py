@@ -12,6 +12,7 @@ Marginal workloads never build a ``k x |X|`` matrix: the ``l``-way marginal on a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from abc import ABC, abstractmethod
@@ -195,6 +196,7 @@ class MarginalWorkload(Workload):
         sizes = [math.prod(domain.shape[a] for a in ax) for ax in self._axes]  # exact ints
         check.dense_size(sum(sizes), "the marginals' answers (k)")
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self._plan: _SharingPlan | None | object = _UNPLANNED
 
     @classmethod
     def all_kway(
@@ -230,7 +232,34 @@ class MarginalWorkload(Workload):
         return self._tables(check.histogram(p, self.domain_size, "p"))
 
     def _tables(self, p: np.ndarray) -> list[np.ndarray]:
-        return [self.table(p, m) for m in range(len(self.marginals))]
+        """All marginal tables of a trusted histogram, sharing work between them.
+
+        Computing each table from ``p`` costs a pass over ``p`` per marginal. Instead the
+        attributes are cut into a few consecutive *blocks* (e.g. 20 binary attributes into 4 of
+        5), each marginal is read off the table of the union of the blocks it touches (a 3-way
+        marginal lies within at most 3 blocks: a table of at most 2^15 cells), and each such
+        cached table is itself computed from the smallest larger cached table containing it, or
+        from ``p``: a few passes over ``p`` in all, then small tables. The number of blocks is
+        chosen once per workload by counting the cells read (:meth:`_sharing_plan`); with no
+        gain (few marginals, or marginals nearly as large as ``p``) every table comes from ``p``.
+        """
+        plan = self._sharing_plan()
+        if plan is None:
+            return [self.table(p, m) for m in range(len(self.marginals))]
+        cached: list[np.ndarray] = []
+        for source, shape, axes in plan.tables:
+            cached.append(_marginal(p if source < 0 else cached[source], shape, axes))
+        tables = []
+        for source, shape, axes in plan.marginals:
+            tables.append(_marginal(p if source < 0 else cached[source], shape, axes))
+        return tables
+
+    def _sharing_plan(self) -> _SharingPlan | None:
+        """How :meth:`_tables` shares work (computed once): the cheapest block cover by cells
+        read, or ``None`` when reading every marginal from ``p`` is as cheap."""
+        if self._plan is _UNPLANNED:
+            self._plan = _SharingPlan.best(self.domain.shape, self._axes)
+        return self._plan
 
     def _marginal_index(self, m: object) -> int:
         m = check.integer(m, "m", minimum=0)
@@ -446,7 +475,20 @@ def _head_tail(dims: list[tuple[int, bool]]) -> int:
 
 
 def _marginal(p: np.ndarray, shape: Sequence[int], axes: Sequence[int]) -> np.ndarray:
-    """The marginal of ``p`` (C-ordered over ``shape``) on ``axes``, axes in that order.
+    """The marginal of ``p`` (C-ordered over ``shape``) on ``axes``, axes in that order: a new
+    array, never a view of ``p``. See :func:`_reduction` for how."""
+    steps, kept_shape, order = _reduction(tuple(shape), tuple(axes))
+    x = p
+    for view, summed in steps:
+        x = x.reshape(view).sum(axis=summed)
+    table = np.transpose(x.reshape(kept_shape), order)
+    return table if steps else table.copy()
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduction(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
+    """The stages of :func:`_marginal`: ``(view shape, axes summed)`` pairs, then the kept shape
+    (domain order) and the transposition to ``axes``' order. Planned once per shape and axes.
 
     Summing the other axes with one ``reshape(shape).sum(axis=others)`` is slow (2-18 passes over
     ``p``) when the innermost axes are short: numpy's inner loop is then a few elements long. Here
@@ -457,7 +499,7 @@ def _marginal(p: np.ndarray, shape: Sequence[int], axes: Sequence[int]) -> np.nd
     """
     kept = set(axes)
     dims = [(n, a in kept) for a, n in enumerate(shape) if n > 1 or a in kept]
-    x = p
+    steps = []
     while not all(k for _, k in dims):
         j = _head_tail(dims)
         head = _runs(dims[:j])
@@ -465,12 +507,10 @@ def _marginal(p: np.ndarray, shape: Sequence[int], axes: Sequence[int]) -> np.nd
             head, j = _runs(dims), len(dims)
         tail = math.prod(n for n, _ in dims[j:])
         summed = tuple(i for i, (_, k) in enumerate(head) if not k)
-        x = x.reshape([n for n, _ in head] + [tail]).sum(axis=summed)
+        steps.append((tuple(n for n, _ in head) + (tail,), summed))
         dims = [d for d in dims[:j] if d[1]] + dims[j:]
     ordered = sorted(axes)
-    table = x.reshape([shape[a] for a in ordered])
-    table = np.transpose(table, [ordered.index(a) for a in axes])
-    return table.copy() if np.shares_memory(table, p) else table
+    return steps, tuple(shape[a] for a in ordered), tuple(ordered.index(a) for a in axes)
 
 
 def _multiply(p: np.ndarray, shape: Sequence[int], axes: Sequence[int], factor: np.ndarray) -> None:
@@ -491,6 +531,80 @@ def _multiply(p: np.ndarray, shape: Sequence[int], axes: Sequence[int], factor: 
     f = f.reshape([n if k else 1 for n, k in head] + [tail])
     view = p.reshape([n for n, _ in head] + [tail])
     view *= f
+
+
+#: Fixed cost of one reduction in numpy, in cells read (a call costs about as much as reading
+#: this many cells): it keeps the sharing plan from splitting work into too many tiny tables.
+_CALL_COST = 2**14
+
+_UNPLANNED = object()
+
+
+class _SharingPlan:
+    """Which tables :meth:`MarginalWorkload._tables` computes, and from what.
+
+    ``tables`` lists the cached tables, largest first, and ``marginals`` the marginals, each as
+    ``(source, source shape, axes in the source)``: ``source`` is the index of an earlier cached
+    table, or -1 for the histogram itself. A cached table's axes are its attributes in domain
+    order.
+    """
+
+    def __init__(self, tables: list, marginals: list, cost: int):
+        self.tables, self.marginals, self.cost = tables, marginals, cost
+
+    @classmethod
+    def best(cls, shape: Sequence[int], marginal_axes: Sequence[Sequence[int]]):
+        """The cheapest plan over 1 to 6 blocks, or ``None`` if none beats the direct one."""
+        size = math.prod(shape)
+        direct = len(marginal_axes) * (size + _CALL_COST)
+        used = sorted(set().union(*map(set, marginal_axes)))
+        plans = [cls.cover(shape, marginal_axes, _blocks(used, shape, b)) for b in range(1, 7)]
+        best = min(plans, key=lambda plan: plan.cost)
+        return best if best.cost < direct else None
+
+    @classmethod
+    def cover(cls, shape: Sequence[int], marginal_axes, blocks: list[tuple[int, ...]]):
+        """The plan reading each marginal off the union of the blocks it touches."""
+        block_of = {a: i for i, block in enumerate(blocks) for a in block}
+        unions = {}  # blocks touched -> their attributes, in domain order
+        for axes in marginal_axes:
+            touched = frozenset(block_of[a] for a in axes)
+            unions[touched] = tuple(sorted(a for i in touched for a in blocks[i]))
+        size = math.prod(shape)
+        keys = sorted(unions.values(), key=lambda attrs: -math.prod(shape[a] for a in attrs))
+        keys = [attrs for attrs in keys if math.prod(shape[a] for a in attrs) < size]
+        sources = [(-1, tuple(range(len(shape))), size)]  # (index, attributes, cells)
+        tables, cost = [], 0
+
+        def source_of(attrs):
+            wanted = set(attrs)  # the smallest source holding every attribute (sources shrink)
+            index, held, cells = next(s for s in reversed(sources) if wanted <= set(s[1]))
+            return (
+                index,
+                tuple(shape[a] for a in held),
+                tuple(held.index(a) for a in attrs),
+            ), cells
+
+        for attrs in keys:
+            step, cells = source_of(attrs)
+            tables.append(step)
+            cost += cells + _CALL_COST
+            sources.append((len(tables) - 1, attrs, math.prod(shape[a] for a in attrs)))
+        marginals = []
+        for axes in marginal_axes:
+            step, cells = source_of(axes)
+            marginals.append(step)
+            cost += cells + _CALL_COST
+        return cls(tables, marginals, cost)
+
+
+def _blocks(used: Sequence[int], shape: Sequence[int], b: int) -> list[tuple[int, ...]]:
+    """Cut the attributes ``used`` (in order) into at most ``b`` consecutive blocks of about
+    equal numbers of cells (equal log sizes)."""
+    logs = np.cumsum([math.log(shape[a]) for a in used])
+    total = logs[-1] if len(used) else 0.0
+    cut = [min(b - 1, int(b * (x - 1e-9) / total)) if total > 0 else 0 for x in logs]
+    return [tuple(a for a, c in zip(used, cut) if c == i) for i in range(b) if i in cut]
 
 
 def random_queries(
