@@ -448,9 +448,11 @@ class SubsetWorkload(Workload):
         return self.base.label(int(self.indices[self._index(i)]))
 
 
-#: Length of the contiguous block numpy's reductions and broadcasts run over in their inner
-#: loop: long enough (8 KiB of float64) that they run at memory speed.
+#: Length of the contiguous block numpy's inner loop runs over in a reduction (8 KiB of float64):
+#: long enough that it runs at memory speed. A broadcast multiply wants a longer one (64 KiB:
+#: fewer, longer loops; the factor laid out over it stays small, in cache).
 _BLOCK = 1024
+_BROADCAST_BLOCK = 8192
 
 
 def _runs(dims: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
@@ -465,10 +467,10 @@ def _runs(dims: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
     return out
 
 
-def _head_tail(dims: list[tuple[int, bool]]) -> int:
-    """Where the tail starts: the shortest suffix of ``dims`` with at least ``_BLOCK`` cells."""
+def _head_tail(dims: list[tuple[int, bool]], block: int = _BLOCK) -> int:
+    """Where the tail starts: the shortest suffix of ``dims`` with at least ``block`` cells."""
     j, tail = len(dims), 1
-    while j > 0 and tail < _BLOCK:
+    while j > 0 and tail < block:
         j -= 1
         tail *= dims[j][0]
     return j
@@ -517,12 +519,13 @@ def _multiply(p: np.ndarray, shape: Sequence[int], axes: Sequence[int], factor: 
     """``p(x) *= factor[x_axes]`` in place, ``p`` C-ordered over ``shape``.
 
     A plain broadcast multiply runs its inner loop over the last axis, slowly when that axis is
-    short; here ``p`` is viewed as (merged head axes, tail of at least ``_BLOCK`` cells) and the
-    factor is laid out over the tail once (a small array), so the inner loop is long.
+    short; here ``p`` is viewed as (merged head axes, tail of at least ``_BROADCAST_BLOCK``
+    cells) and the factor is laid out over the tail once (a small array), so the inner loop is
+    long.
     """
     kept = set(axes)
     dims = [(n, a in kept) for a, n in enumerate(shape)]
-    j = _head_tail(dims)
+    j = _head_tail(dims, _BROADCAST_BLOCK)
     head = _runs(dims[:j])
     tail = math.prod(shape[j:])
     layout = [n if a in kept else 1 for a, n in enumerate(shape)]
@@ -576,14 +579,11 @@ class _SharingPlan:
         sources = [(-1, tuple(range(len(shape))), size)]  # (index, attributes, cells)
         tables, cost = [], 0
 
-        def source_of(attrs):
-            wanted = set(attrs)  # the smallest source holding every attribute (sources shrink)
+        def source_of(attrs):  # the smallest table so far holding every attribute
+            wanted = set(attrs)
             index, held, cells = next(s for s in reversed(sources) if wanted <= set(s[1]))
-            return (
-                index,
-                tuple(shape[a] for a in held),
-                tuple(held.index(a) for a in attrs),
-            ), cells
+            step = (index, tuple(shape[a] for a in held), tuple(held.index(a) for a in attrs))
+            return step, cells
 
         for attrs in keys:
             step, cells = source_of(attrs)
