@@ -338,16 +338,22 @@ class MarginalWorkload(Workload):
             raise ValueError(
                 f"log_factor must have marginal {m}'s shape {shape}, got {log_factor.shape}"
             )
+        if table is not None and np.shape(table) != shape:
+            raise ValueError(f"table must have marginal {m}'s shape {shape}, got {np.shape(table)}")
+        return self._scale(p, m, log_factor, table)
+
+    def _scale(
+        self, p: np.ndarray, m: int, log_factor: np.ndarray, table: np.ndarray | None = None
+    ) -> np.ndarray:
+        """:meth:`reweight` on trusted arguments (package-internal: nothing is checked)."""
         if table is None:
             table = self.table(p, m)
-        elif np.shape(table) != shape:
-            raise ValueError(f"table must have marginal {m}'s shape {shape}, got {np.shape(table)}")
         mass = table > 0
         if not mass.any():
             raise ValueError("p must be a normalised histogram, but its marginal has no mass")
         with np.errstate(over="ignore"):  # a difference of huge factors is -inf: weight 0
             shifted = log_factor - log_factor[mass].max()  # <= 0 on cells of positive mass
-        log_new = np.full(shape, -np.inf)  # log of each cell's new mass, up to log Z
+        log_new = np.full(table.shape, -np.inf)  # log of each cell's new mass, up to log Z
         log_new[mass] = np.log(table[mass]) + shifted[mass]
         top = log_new.max()  # finite: the largest factor's cell has positive mass
         log_z = top + np.log(np.exp(log_new - top).sum())  # log Z (log-sum-exp)
@@ -363,7 +369,7 @@ class MarginalWorkload(Workload):
         m, cell = self._locate(i)
         log_factor = np.zeros(self.marginal_shape(m))
         log_factor[cell] = -eta
-        return self.reweight(p, m, log_factor)
+        return self._scale(p, m, log_factor)
 
     def marginal_query(self, m: int, cell: Sequence[int]) -> np.ndarray:
         """Dense indicator vector of ``x_S = a`` for marginal ``m`` and cell ``a``."""
@@ -519,21 +525,46 @@ def _multiply(p: np.ndarray, shape: Sequence[int], axes: Sequence[int], factor: 
     """``p(x) *= factor[x_axes]`` in place, ``p`` C-ordered over ``shape``.
 
     A plain broadcast multiply runs its inner loop over the last axis, slowly when that axis is
-    short; here ``p`` is viewed as (merged head axes, tail of at least ``_BROADCAST_BLOCK``
-    cells) and the factor is laid out over the tail once (a small array), so the inner loop is
-    long.
+    short. Here ``p`` is viewed as (merged head axes, a tail of at least ``_BROADCAST_BLOCK``
+    cells) and the factor is laid out over the tail once, a small array gathered with a cached
+    index, so every inner loop is a long contiguous one.
     """
+    order, head_shape, factor_shape, tail_index = _broadcast_layout(tuple(shape), tuple(axes))
+    f = np.transpose(factor, order).reshape(factor_shape[0], -1)  # (head cells, tail cells)
+    if tail_index is not None:
+        f = np.take(f, tail_index, axis=1)  # C-ordered, unlike f[:, tail_index]
+    view = p.reshape(head_shape)
+    view *= f.reshape(factor_shape[1:])
+
+
+@functools.lru_cache(maxsize=512)
+def _broadcast_layout(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
+    """How :func:`_multiply` lays out a factor on ``axes`` (planned once per shape and axes):
+    the factor's transposition to domain order; the view of ``p`` (head runs, tail); the number
+    of head cells of the factor and the broadcastable shape of the laid-out factor; and for each
+    tail cell the index of its factor value among the tail's kept cells (``None`` when the tail
+    has no kept attribute: the factor is then constant along the tail)."""
     kept = set(axes)
     dims = [(n, a in kept) for a, n in enumerate(shape)]
     j = _head_tail(dims, _BROADCAST_BLOCK)
-    head = _runs(dims[:j])
-    tail = math.prod(shape[j:])
-    layout = [n if a in kept else 1 for a, n in enumerate(shape)]
-    f = np.transpose(factor, np.argsort(axes)).reshape(layout)
-    f = np.broadcast_to(f, layout[:j] + list(shape[j:]))
-    f = f.reshape([n if k else 1 for n, k in head] + [tail])
-    view = p.reshape([n for n, _ in head] + [tail])
-    view *= f
+    head, tail = _runs(dims[:j]), _runs(dims[j:])
+    tail_size = math.prod(n for n, _ in tail)
+    head_cells = math.prod(n for n, k in head if k)
+    index = np.zeros([n for n, _ in tail], dtype=np.intp)
+    stride = 1
+    for r in reversed(range(len(tail))):  # the kept tail runs' flat index, C order
+        n, k = tail[r]
+        if k:
+            index += np.arange(n).reshape([n if i == r else 1 for i in range(len(tail))]) * stride
+            stride *= n
+    has_kept_tail = any(k for _, k in tail)
+    factor_shape = [n if k else 1 for n, k in head] + [tail_size if has_kept_tail else 1]
+    return (
+        tuple(np.argsort(axes)),
+        tuple(n for n, _ in head) + (tail_size,),
+        (head_cells, *factor_shape),
+        index.ravel() if has_kept_tail else None,
+    )
 
 
 #: Fixed cost of one reduction in numpy, in cells read (a call costs about as much as reading
