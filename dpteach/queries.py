@@ -592,40 +592,37 @@ class _SharingPlan:
         size = math.prod(shape)
         direct = len(marginal_axes) * (size + _CALL_COST)
         used = sorted(set().union(*map(set, marginal_axes)))
-        plans = [cls.cover(shape, marginal_axes, _blocks(used, shape, b)) for b in range(1, 7)]
-        best = min(plans, key=lambda plan: plan.cost)
-        return best if best.cost < direct else None
+        counts = range(1, min(6, len(used)) + 1)
+        plans = [cls.cover(shape, marginal_axes, _blocks(used, shape, b)) for b in counts]
+        best = min(plans, key=lambda plan: plan.cost, default=None)
+        return best if best is not None and best.cost < direct else None
 
     @classmethod
     def cover(cls, shape: Sequence[int], marginal_axes, blocks: list[tuple[int, ...]]):
         """The plan reading each marginal off the union of the blocks it touches."""
-        block_of = {a: i for i, block in enumerate(blocks) for a in block}
-        unions = {}  # blocks touched -> their attributes, in domain order
-        for axes in marginal_axes:
-            touched = frozenset(block_of[a] for a in axes)
-            unions[touched] = tuple(sorted(a for i in touched for a in blocks[i]))
         size = math.prod(shape)
-        keys = sorted(unions.values(), key=lambda attrs: -math.prod(shape[a] for a in attrs))
-        keys = [attrs for attrs in keys if math.prod(shape[a] for a in attrs) < size]
-        sources = [(-1, tuple(range(len(shape))), size)]  # (index, attributes, cells)
-        tables, cost = [], 0
+        block_of = {a: i for i, block in enumerate(blocks) for a in block}
+        touched = [frozenset(block_of[a] for a in axes) for axes in marginal_axes]
+        attrs = {t: tuple(sorted(a for i in t for a in blocks[i])) for t in set(touched)}
+        cells = {t: math.prod(shape[a] for a in attrs[t]) for t in attrs}
+        keys = sorted((t for t in attrs if cells[t] < size), key=lambda t: -cells[t])
+        position = {t: i for i, t in enumerate(keys)}
+        held = [attrs[t] for t in keys] + [tuple(range(len(shape)))]  # [-1]: p itself
+        held_shape = [tuple(shape[a] for a in h) for h in held]
+        held_index = [{a: i for i, a in enumerate(h)} for h in held]
 
-        def source_of(attrs):  # the smallest table so far holding every attribute
-            wanted = set(attrs)
-            index, held, cells = next(s for s in reversed(sources) if wanted <= set(s[1]))
-            step = (index, tuple(shape[a] for a in held), tuple(held.index(a) for a in attrs))
-            return step, cells
+        def step(source: int, wanted: Sequence[int]) -> tuple:
+            return source, held_shape[source], tuple(held_index[source][a] for a in wanted)
 
-        for attrs in keys:
-            step, cells = source_of(attrs)
-            tables.append(step)
-            cost += cells + _CALL_COST
-            sources.append((len(tables) - 1, attrs, math.prod(shape[a] for a in attrs)))
-        marginals = []
-        for axes in marginal_axes:
-            step, cells = source_of(axes)
-            marginals.append(step)
-            cost += cells + _CALL_COST
+        tables, marginals, cost = [], [], 0
+        for i, t in enumerate(keys):  # from the smallest larger table holding its blocks, or p
+            source = next((j for j in reversed(range(i)) if t <= keys[j]), -1)
+            tables.append(step(source, attrs[t]))
+            cost += (cells[keys[source]] if source >= 0 else size) + _CALL_COST
+        for t, axes in zip(touched, marginal_axes):  # from the table of its blocks, or p
+            source = position.get(t, -1)
+            marginals.append(step(source, axes))
+            cost += (cells[t] if source >= 0 else size) + _CALL_COST
         return cls(tables, marginals, cost)
 
 
