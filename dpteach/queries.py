@@ -488,15 +488,17 @@ def _marginal(p: np.ndarray, shape: Sequence[int], axes: Sequence[int]) -> np.nd
     steps, kept_shape, order = _reduction(tuple(shape), tuple(axes))
     x = p
     for view, summed in steps:
-        x = x.reshape(view).sum(axis=summed)
+        x = x.reshape(view)
+        x = x.sum(axis=summed) if summed else np.matmul(np.ones(view[1]), x)
     table = np.transpose(x.reshape(kept_shape), order)
     return table if steps else table.copy()
 
 
 @functools.lru_cache(maxsize=4096)
 def _reduction(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
-    """The stages of :func:`_marginal`: ``(view shape, axes summed)`` pairs, then the kept shape
-    (domain order) and the transposition to ``axes``' order. Planned once per shape and axes.
+    """The stages of :func:`_marginal`: ``(view shape, axes summed)`` pairs (no axes: a view
+    ``(outer, summed, inner)`` summed by a product with ones), then the kept shape (domain order)
+    and the transposition to ``axes``' order. Planned once per shape and axes.
 
     Summing the other axes with one ``reshape(shape).sum(axis=others)`` is slow (2-18 passes over
     ``p``) when the innermost axes are short: numpy's inner loop is then a few elements long. Here
@@ -504,18 +506,28 @@ def _reduction(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
     loop, merges adjacent axes of the same kind (kept or summed) in the head, and sums every summed
     head axis in one call; then it repeats on the (much smaller) result, whose tail axes are now
     trailing. The first stage reads ``p`` once at memory speed and usually shrinks it 100-fold.
+    When the head holds nothing to sum (a small array, or many kept axes), the stage sums the
+    first run of summed axes with everything after it as the tail, the longest inner loop there;
+    if that tail is short too, by a (batched) product with a vector of ones, which has no
+    short inner loops.
     """
     kept = set(axes)
     dims = [(n, a in kept) for a, n in enumerate(shape) if n > 1 or a in kept]
     steps = []
     while not all(k for _, k in dims):
         j = _head_tail(dims)
+        if all(k for _, k in dims[:j]):  # nothing to sum in the head: sum the first run of
+            j = next(i for i, (_, k) in enumerate(dims) if not k)  # summed axes, the rest as tail
+            while j < len(dims) and not dims[j][1]:
+                j += 1
         head = _runs(dims[:j])
-        if all(k for _, k in head):  # nothing left to sum before the tail: finish in one call
-            head, j = _runs(dims), len(dims)
         tail = math.prod(n for n, _ in dims[j:])
         summed = tuple(i for i, (_, k) in enumerate(head) if not k)
-        steps.append((tuple(n for n, _ in head) + (tail,), summed))
+        if summed == (len(head) - 1,) and tail < _BLOCK // 16:  # (outer, summed, short tail)
+            outer = math.prod(n for n, _ in head[:-1])
+            steps.append(((outer, head[-1][0], tail), ()))  # matmul with ones: no short loops
+        else:
+            steps.append((tuple(n for n, _ in head) + (tail,), summed))
         dims = [d for d in dims[:j] if d[1]] + dims[j:]
     ordered = sorted(axes)
     return steps, tuple(shape[a] for a in ordered), tuple(ordered.index(a) for a in axes)
