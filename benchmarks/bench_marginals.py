@@ -102,13 +102,13 @@ def target_1(quick: bool) -> list[dict]:
     for d, every, repeats in [(16, 8, 3)] if quick else [(20, 1, 5), (24, 8, 3)]:
         ratios, sets = table_ratios((2,) * d, every, repeats)
         which = "all" if every == 1 else f"every {every}th of the"
-        notes = f"{which} {math.comb(d, 3):,} 3-way sets ({ratios.size} timed), {repeats} repeats"
+        notes = f"{which} {math.comb(d, 3):,} 3-way sets ({len(ratios)} timed), {repeats} repeats"
         measure = f"table of a 3-way marginal, 2^{d} cells, binary"
         rows += median_and_worst(ratios, sets, measure, notes)
     shape = NON_BINARY[:7] if quick else NON_BINARY
     ratios, sets = table_ratios(shape, 1, 3 if quick else 5)
     measure = f"table of a 3-way marginal, {math.prod(shape):,} cells, sizes {shape}"
-    rows += median_and_worst(ratios, sets, measure, f"all {ratios.size} 3-way sets")
+    rows += median_and_worst(ratios, sets, measure, f"all {len(ratios)} 3-way sets")
 
     d = 14 if quick else 20
     domain = dp.Domain.binary(d)
