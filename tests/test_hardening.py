@@ -211,7 +211,8 @@ CASES = [
     ("learn, workload None", lambda: mw.learn(P, None, alpha=0.3), raises(TypeError, "workload")),
     # --- budgets ------------------------------------------------------------------------------
     ("laplace charged to a zCDP budget", lambda: _spent_rho(lambda b: lap(budget=b)), ok(lambda r: r == pytest.approx(0.5))),
-    ("gaussian charged to a zCDP budget", lambda: _spent_rho(lambda b: gauss(budget=b)), ok(lambda r: r == pytest.approx(1 / (2 * dp.gaussian_sigma(1, 1, 1e-5) ** 2)))),
+    ("gaussian charged to a zCDP budget", lambda: _spent_rho(lambda b: gauss(budget=b)), ok(lambda r: dp.privacy.zcdp_rho_for(1, 1e-5) * (1 - 1e-3) <= r <= dp.privacy.zcdp_rho_for(1, 1e-5))),
+    ("naive gaussian charged to a zCDP budget", lambda: _spent_rho(lambda b: gauss(budget=b, safe=False)), ok(lambda r: r == pytest.approx(1 / (2 * dp.gaussian_sigma(1, 1, 1e-5, safe=False) ** 2)))),
     ("exponential charged to a zCDP budget", lambda: _spent_rho(lambda b: expo(budget=b)), ok(lambda r: r == pytest.approx(0.5))),
     ("approximate sparse to a zCDP budget", lambda: sparse(delta=1e-6, epsilon=0.5, budget=dp.ZCDPBudget(10)), raises(TypeError, "zCDP")),
     ("mwem charged to a zCDP budget", lambda: _spent_rho(lambda b: run_mwem(budget=b)), ok(lambda r: r == pytest.approx(0.5))),
@@ -255,8 +256,12 @@ CASES = [
     ("gaussian empty", lambda: gauss([]).shape, ok(lambda r: r == (0,))),
     ("gaussian numpy delta", lambda: gauss(delta=np.float64(1e-5)), ok(finite)),
     # as eps -> 0 the analytic sigma tends to the (0, delta) calibration 2 Phi(1/(2 s)) - 1 = delta
-    ("gaussian_sigma tiny epsilon", lambda: dp.gaussian_sigma(1.0, 1e-300, 1e-5), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(2 * math.pi)), rel=1e-6))),
-    ("gaussian_sigma subnormal epsilon", lambda: dp.gaussian_sigma(1.0, 5e-324, 1e-5), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(2 * math.pi)), rel=1e-6))),
+    ("gaussian_sigma tiny epsilon", lambda: dp.gaussian_sigma(1.0, 1e-300, 1e-5, safe=False), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(2 * math.pi)), rel=1e-6))),
+    ("gaussian_sigma subnormal epsilon", lambda: dp.gaussian_sigma(1.0, 5e-324, 1e-5, safe=False), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(2 * math.pi)), rel=1e-6))),
+    # the discrete Gaussian's calibration (zCDP, CKS conversion): at eps -> 0, delta = sqrt(2 rho / e)
+    ("discrete gaussian_sigma tiny epsilon", lambda: dp.gaussian_sigma(1.0, 1e-300, 1e-5), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(math.e)), rel=1e-6))),
+    ("discrete gaussian tiny epsilon", lambda: gauss(epsilon=1e-300), ok(finite)),
+    ("discrete gaussian sigma too large for the sampler", lambda: gauss(epsilon=1e-300, delta=1e-9), raises(ValueError, "too large")),
     ("gaussian_sigma beyond the doubles", lambda: dp.gaussian_sigma(1e308, 1.0, 1e-5), raises(ValueError, "sigma")),
     ("gaussian_sigma classic tiny epsilon", lambda: dp.gaussian_sigma(1.0, 1e-308, 1e-5, calibration="classic"), raises(ValueError, "epsilon")),
     ("gaussian_sigma huge epsilon", lambda: dp.gaussian_sigma(1.0, 1e6, 1e-5), ok(lambda r: 0 < r < 1e-3)),
