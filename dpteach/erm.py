@@ -12,7 +12,9 @@ exactly: the logistic loss is convex and differentiable with gradient
 theta); features are clipped to the unit ball (:func:`clip_features`); ``J`` is
 ``lam``-strongly convex. Then for replace-one neighbours the minimisers satisfy
 ``||theta*(D) - theta*(D')||_2 <= 2/(n lam)`` (CMS11, Corollary 8), and releasing
-``theta* + b`` with density ``∝ exp(-n lam eps ||b|| / 2)`` is ``eps``-DP.
+``theta* + b`` with density ``∝ exp(-n lam eps ||b|| / 2)`` is ``eps``-DP. The package releases
+``theta*`` with floating-point-safe discrete Laplace noise of L1 sensitivity ``sqrt(d) 2/(n lam)``
+instead (:func:`output_perturbation`; CMS11's continuous noise is kept as ``safe=False``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from scipy import optimize
 
 from . import _validate as check
 from .data import Dataset
+from .mechanisms import laplace
 
 Seed = np.random.Generator | int
 
@@ -90,23 +93,45 @@ def minimizer(features: object, labels: object, *, lam: float) -> np.ndarray:
 
 
 def output_perturbation(
-    features: object, labels: object, *, lam: float, epsilon: float, rng: Seed
+    features: object,
+    labels: object,
+    *,
+    lam: float,
+    epsilon: float,
+    rng: Seed,
+    safe: bool = True,
 ) -> np.ndarray:
-    """``theta* + b`` with ``||b|| ~ Gamma(d, 2/(n lam eps))`` in a uniform direction (density
-    ``∝ exp(-n lam eps ||b|| / 2)``). Guarantee: ``epsilon``-DP under replace-one neighbours, L2
-    sensitivity ``2/(n lam)`` (CMS11, Algorithm 1), for the exact minimiser; ours is found to
-    gradient tolerance ``1e-10`` (within ``1e-10/lam`` of it, far below the noise). The noise is
-    continuous (numpy's Gamma and normal samplers in floating point), not snapped to a grid like
-    the package's Laplace noise: the guarantee is that of the idealised real-valued mechanism.
-    A passed Generator is consumed."""
+    """``theta* + b``: the minimiser of ``J`` with noise. Guarantee: ``epsilon``-DP under
+    replace-one neighbours, from the L2 sensitivity ``2/(n lam)`` of ``theta*`` (CMS11,
+    Corollary 8), for the exact minimiser; ours is found to gradient tolerance ``1e-10`` (within
+    ``1e-10/lam`` of it, far below the noise).
+
+    By default (``safe=True``) the noise is floating-point safe: ``theta*`` is released by
+    :func:`dpteach.laplace` (snapped to a power-of-two grid, exact discrete Laplace noise in
+    integer arithmetic, each coordinate's rounding step accounted for) with the L1 sensitivity
+    ``sqrt(d) 2/(n lam)`` (``||v||_1 <= sqrt(d) ||v||_2``), so the released doubles are exactly
+    ``epsilon``-DP. Its noise norm is about ``sqrt(2)`` times that of CMS11's.
+
+    ``safe=False`` is a *teaching option only*: CMS11's Algorithm 1 as written, ``||b|| ~
+    Gamma(d, 2/(n lam eps))`` in a uniform direction (density ``∝ exp(-n lam eps ||b|| / 2)``),
+    drawn with numpy's floating-point Gamma and normal samplers: the guarantee is that of the
+    idealised real-valued mechanism, not of the doubles it releases (see :func:`dpteach.laplace`).
+
+    A passed Generator is consumed; the same seed gives the same output.
+    """
     x, y, lam = _check_problem(features, labels, lam)
     epsilon = check.positive(epsilon, "epsilon")
+    check.boolean(safe, "safe")
     gen = check.rng(rng)
     n, d = x.shape
+    sensitivity = check.finite_ratio(2.0, n * lam, "the sensitivity 2/(n lam)")
+    theta = minimizer(x, y, lam=lam)
+    if safe:
+        return laplace(theta, sensitivity=math.sqrt(d) * sensitivity, epsilon=epsilon, rng=gen)
     direction = gen.normal(size=d)
     direction /= np.linalg.norm(direction)
-    radius = gen.gamma(shape=d, scale=2 / (n * lam * epsilon))
-    return minimizer(x, y, lam=lam) + radius * direction
+    radius = gen.gamma(shape=d, scale=check.finite_ratio(sensitivity, epsilon, "the noise scale"))
+    return theta + radius * direction
 
 
 def excess_risk(theta: object, features: object, labels: object, *, lam: float) -> float:
@@ -121,8 +146,8 @@ def excess_risk(theta: object, features: object, labels: object, *, lam: float) 
 class LogisticERMBox:
     """Private logistic regression as a black box for :mod:`dpteach.growing`: predicts the
     binary attribute ``label`` from the others (:func:`one_hot_features`) by
-    :func:`output_perturbation`; ``epsilon``-DP. The workload is not used (pass ``None``); the
-    output is the parameter vector ``theta``."""
+    :func:`output_perturbation` (floating-point safe); ``epsilon``-DP. The workload is not used
+    (pass ``None``); the output is the parameter vector ``theta``."""
 
     label: str
     lam: float = 0.05
