@@ -354,6 +354,7 @@ def discrete_gaussian_pmf(support: np.ndarray, variance: float) -> np.ndarray:
     normaliser summed over ``|y| <= 40 sigma + 40``, beyond which the terms are below 1e-300)."""
     reach = int(40 * math.sqrt(variance)) + 40
     y = np.arange(-reach, reach + 1, dtype=float)
-    return np.exp(-np.asarray(support, float) ** 2 / (2 * variance)) / np.exp(
-        -(y**2) / (2 * variance)
-    ).sum()
+    return (
+        np.exp(-(np.asarray(support, float) ** 2) / (2 * variance))
+        / np.exp(-(y**2) / (2 * variance)).sum()
+    )

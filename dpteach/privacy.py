@@ -131,7 +131,7 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     """The ``delta`` for which ``rho``-zCDP implies ``(epsilon, delta)``-DP, by the conversion of
     Canonne, Kamath and Steinke 2020 (arXiv:2004.00010, Corollary 13):
 
-        delta = inf_{alpha > 1} exp((alpha - 1)(alpha rho - epsilon)) / (alpha - 1) (1 - 1/alpha)^alpha,
+        delta = inf_{alpha > 1} exp((alpha-1)(alpha rho - epsilon)) (1 - 1/alpha)^alpha / (alpha-1),
 
     tighter than Bun-Steinke's :func:`zcdp_to_approx_dp`. Every ``alpha > 1`` gives a valid
     ``delta``; the exponent is convex in ``alpha`` with derivative
@@ -148,8 +148,8 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     def slope(alpha: float) -> float:
         return (2 * alpha - 1) * rho - epsilon + math.log1p(-1 / alpha)
 
-    # bisect on u = ln(alpha - 1), from alpha = 1 + e^-30 to past the root (< (1 + eps)/(2 rho) + 2),
-    # capped at alpha = 1 + e^700 (still a valid alpha if the root lies beyond)
+    # bisect on u = ln(alpha - 1), from alpha = 1 + e^-30 to past the root (below
+    # (1 + eps)/(2 rho) + 2), capped at alpha = 1 + e^700 (a valid alpha if the root is beyond)
     lo, hi = -30.0, min(max(math.log(epsilon + 1) - math.log(2 * rho), 1.0) + 1.0, 700.0)
     for _ in range(100):
         mid = (lo + hi) / 2
