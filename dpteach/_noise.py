@@ -327,10 +327,14 @@ def discrete_gaussian(grid: GaussGrid, size: int, gen: np.random.Generator) -> n
     (2 sigma^2))``; here ``sigma^2 = t m``, so that probability is ``exp(-(|Y| - m)^2 / (2 t m))``,
     a ratio of integers, sampled exactly with CKS Algorithm 1 (integer uniforms only; no floating
     point touches the distribution). Vectorised: candidates are drawn, tested and redrawn in
-    batches with numpy's exact uniform integers; the acceptance rate is about 0.6-0.8.
+    batches with numpy's exact uniform integers; the acceptance rate is about 0.6-0.8. A few draws
+    (``size <= 8``) use :func:`discrete_gaussian_scalar`, which is faster there.
     """
     t, m = grid.t, grid.m
     denominator = 2 * t * m
+    if size <= 8:
+        rand = scalar_source(gen)
+        return np.array([discrete_gaussian_scalar(grid, rand) for _ in range(size)], np.int64)
     out = np.empty(size, dtype=np.int64)
     filled = 0
     rand = None
@@ -347,6 +351,14 @@ def discrete_gaussian(grid: GaussGrid, size: int, gen: np.random.Generator) -> n
         out[filled : filled + z.size] = z
         filled += z.size
     return out
+
+
+def discrete_gaussian_scalar(grid: GaussGrid, rand: random.Random) -> int:
+    """One draw of :func:`discrete_gaussian`, the same algorithm on Python integers."""
+    while True:
+        y = discrete_laplace_scalar(grid.t, rand)
+        if _accept_scalar(abs(y) - grid.m, 2 * grid.t * grid.m, rand):
+            return y
 
 
 def discrete_gaussian_pmf(support: np.ndarray, variance: float) -> np.ndarray:

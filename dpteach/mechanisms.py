@@ -182,6 +182,7 @@ def _discrete_sigma_unit(epsilon: float, delta: float) -> float:
     return 1 / math.sqrt(2 * rho)
 
 
+@functools.lru_cache(maxsize=256)  # a root search; the error sweeps call it with the same values
 def _continuous_sigma(sensitivity: float, epsilon: float, delta: float, calibration: str) -> float:
     """:func:`gaussian_sigma` for continuous noise (``safe=False``)."""
     if calibration == "classic":
