@@ -31,13 +31,49 @@ from fractions import Fraction
 
 import numpy as np
 
-#: Snapped values are clamped to ``|m| <= 2^61`` grid steps (clamping is 1-Lipschitz, so it keeps
-#: the sensitivity and the privacy; see :meth:`SafeGrid.snap`).
+#: Snapped values up to ``2^61`` grid steps are int64 (one numpy pass); larger ones are snapped
+#: exactly as Python integers (see :func:`snap`).
 MAX_STEPS_EXPONENT = 61
 #: Largest integer noise scale ``T`` (keeps ``m + Z`` far inside int64).
 MAX_SCALE = 2**52
 #: The grid is ``2^GRID_BITS`` times finer than both ``Delta / k`` and the noise scale.
 GRID_BITS = 11
+
+
+def snap(v: np.ndarray, exponent: int) -> np.ndarray:
+    """``round(v / 2^exponent)`` (half to even), exactly, for any finite doubles: int64 when every
+    ``|v| / g`` is at most ``2^61`` (the usual case: one exact numpy pass), else Python integers
+    in an object array (exact rational arithmetic; a value millions of grid steps beyond the
+    noise is still snapped exactly, never clamped or refused, whatever its magnitude)."""
+    if v.size == 0 or np.max(np.abs(v)) <= math.ldexp(
+        1.0, min(exponent + MAX_STEPS_EXPONENT, 1023)
+    ):
+        return np.round(np.ldexp(v, -exponent)).astype(np.int64)
+    return np.array([snap_scalar(x, exponent) for x in v.ravel().tolist()], dtype=object).reshape(
+        v.shape
+    )
+
+
+def snap_scalar(x: float, exponent: int) -> int:
+    """:func:`snap` for one float, as a Python integer (``round`` rounds half to even)."""
+    return round(Fraction(x) / Fraction(2) ** exponent)
+
+
+def release(m: np.ndarray, exponent: int) -> np.ndarray:
+    """The doubles nearest to ``m g`` (post-processing of the integers ``m``; ``+-inf`` beyond the
+    doubles)."""
+    m = np.asarray(m)
+    if m.dtype != object:
+        return np.ldexp(m.astype(float), exponent)
+    return np.array([release_scalar(int(x), exponent) for x in m.ravel().tolist()]).reshape(m.shape)
+
+
+def release_scalar(m: int, exponent: int) -> float:
+    """:func:`release` for one integer (correctly rounded)."""
+    try:
+        return float(Fraction(m) * Fraction(2) ** exponent)
+    except OverflowError:
+        return math.inf if m > 0 else -math.inf
 
 
 @dataclass(frozen=True)
@@ -63,23 +99,17 @@ class SafeGrid:
         """The grid spacing ``g``."""
         return math.ldexp(1.0, self.exponent)
 
-    @property
-    def bound(self) -> float:
-        """Values are clamped to ``[-bound, bound]`` before snapping."""
-        return math.ldexp(1.0, self.exponent + MAX_STEPS_EXPONENT)
-
     def snap(self, v: np.ndarray) -> np.ndarray:
-        """``round(clip(v) / g)`` as int64 (exact; clamping keeps the L1 sensitivity)."""
-        clipped = np.clip(v, -self.bound, self.bound)
-        return np.round(np.ldexp(clipped, -self.exponent)).astype(np.int64)
+        """``round(v / g)``, exactly (:func:`snap`)."""
+        return snap(v, self.exponent)
 
     def snap_scalar(self, x: float) -> int:
-        """:meth:`snap` for one float (Python's ``round`` also rounds half to even)."""
-        return round(math.ldexp(min(max(x, -self.bound), self.bound), -self.exponent))
+        """:meth:`snap` for one float."""
+        return snap_scalar(x, self.exponent)
 
     def release(self, m: np.ndarray) -> np.ndarray:
         """``m g`` as floats (post-processing of the integer ``m``)."""
-        return np.ldexp(m.astype(float), self.exponent)
+        return release(m, self.exponent)
 
 
 @functools.lru_cache(maxsize=1024)  # exact Fraction arithmetic; sparse vectors rebuild it often
@@ -247,13 +277,12 @@ class GaussGrid:
         return self.steps * self.steps / (2 * self.variance)
 
     def snap(self, v: np.ndarray) -> np.ndarray:
-        """``round(clip(v) / g)`` as int64, ``|v|`` clamped to ``2^61 g`` (1-Lipschitz in each
-        coordinate, so it cannot increase the L2 distance of neighbours)."""
-        bound = math.ldexp(1.0, self.exponent + MAX_STEPS_EXPONENT)
-        return np.round(np.ldexp(np.clip(v, -bound, bound), -self.exponent)).astype(np.int64)
+        """``round(v / g)``, exactly (:func:`snap`)."""
+        return snap(v, self.exponent)
 
     def release(self, m: np.ndarray) -> np.ndarray:
-        return np.ldexp(m.astype(float), self.exponent)
+        """``m g`` as floats (post-processing of the integer ``m``)."""
+        return release(m, self.exponent)
 
 
 @functools.lru_cache(maxsize=256)

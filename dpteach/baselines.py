@@ -27,7 +27,10 @@ def _answers(answers: object) -> np.ndarray:
             f"answers must be the exact answers (a 1-D array), got a {type(answers).__name__}: "
             "compute workload.answer(data.histogram()) first"
         )
-    return check.array(answers, "answers", ndim=1)
+    a = check.array(answers, "answers", ndim=1)
+    if a.size == 0:
+        raise ValueError("answers must not be empty (there is nothing to release)")
+    return a
 
 
 def laplace_answers(

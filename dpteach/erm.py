@@ -57,6 +57,8 @@ def one_hot_features(data: Dataset, label: str) -> tuple[np.ndarray, np.ndarray]
 def _check_problem(features: object, labels: object, lam: object):
     x = check.array(features, "features", ndim=2)
     y = check.array(labels, "labels", ndim=1)
+    if x.shape[1] == 0:
+        raise ValueError("features must have at least one column")
     if y.shape[0] != x.shape[0] or x.shape[0] == 0:
         raise ValueError(f"labels must have {x.shape[0]} >= 1 entries, got {y.shape[0]}")
     if not np.all(np.isin(y, (-1.0, 1.0))):
@@ -66,10 +68,19 @@ def _check_problem(features: object, labels: object, lam: object):
     return x, y, check.positive(lam, "lam")
 
 
+def _check_theta(theta: object, x: np.ndarray) -> np.ndarray:
+    theta = check.array(theta, "theta", ndim=1)
+    if theta.shape[0] != x.shape[1]:
+        raise ValueError(
+            f"theta must have {x.shape[1]} entries (one per feature), got {theta.shape[0]}"
+        )
+    return theta
+
+
 def objective(theta: object, features: object, labels: object, *, lam: float) -> float:
     """``J(theta)``: mean logistic loss plus ``(lam/2) ||theta||^2``."""
     x, y, lam = _check_problem(features, labels, lam)
-    theta = check.array(theta, "theta", ndim=1)
+    theta = _check_theta(theta, x)
     return _objective(theta, x, y, lam)[0]
 
 
@@ -137,7 +148,7 @@ def output_perturbation(
 def excess_risk(theta: object, features: object, labels: object, *, lam: float) -> float:
     """``J(theta) - min J``: the excess (regularised) empirical risk of ``theta`` (Eq. 2.1)."""
     x, y, lam = _check_problem(features, labels, lam)
-    theta = check.array(theta, "theta", ndim=1)
+    theta = _check_theta(theta, x)
     best = minimizer(x, y, lam=lam)
     return _objective(theta, x, y, lam)[0] - _objective(best, x, y, lam)[0]
 

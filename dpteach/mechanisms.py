@@ -55,9 +55,9 @@ def laplace(
     for the released doubles: ``value`` is snapped to a power-of-two grid ``g`` and exact discrete
     Laplace noise is added in integer arithmetic (see :func:`safe_laplace_grid`; the noise scale
     is at most ``1 + 2^-10`` times ``sensitivity / epsilon``, and each coordinate's rounding step
-    is accounted for). Values beyond ``2^61 g`` (about ``2^50 Delta``) in magnitude are clamped
-    to it first: clamping keeps the sensitivity, so it stays private, whereas refusing such a
-    value would make the refusal depend on the data.
+    is accounted for). Snapping is exact for every finite double, however large (values beyond
+    ``2^61 g`` go through exact Python integers): nothing is clamped or refused because of a
+    value's magnitude, so neither the answer nor a refusal depends on it.
 
     Parameters
     ----------
@@ -254,8 +254,8 @@ def gaussian(
     the integers are scaled back by ``g``. That release is ``rho = s^2 / (2 sigma_Z^2)``-zCDP
     (CKS Theorem 14), hence ``(epsilon, delta)``-DP by their conversion (Corollary 13); sigma is
     :func:`gaussian_sigma` (``max`` of the chosen calibration and :func:`discrete_gaussian_sigma`),
-    times at most ``1 + 2^-11`` for the rounding. Values beyond ``2^61 g`` are clamped first
-    (1-Lipschitz per entry: the L2 sensitivity is unchanged), never refused.
+    times at most ``1 + 2^-11`` for the rounding. Snapping is exact for every finite double,
+    however large: nothing is clamped or refused because of a value's magnitude.
 
     ``budget`` is charged ``(epsilon, delta)`` before the noise is drawn; a
     :class:`~dpteach.privacy.ZCDPBudget` is charged the release's own ``rho`` (above, or
@@ -499,4 +499,4 @@ class NumericSparse(Sparse):
             return None
         g = self._answer_grid
         noise = self._noise(g.scale)
-        return math.ldexp(float(g.snap_scalar(value) + noise), g.exponent)
+        return _noise.release_scalar(g.snap_scalar(value) + noise, g.exponent)

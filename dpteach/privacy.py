@@ -17,9 +17,9 @@ Which refusals can depend on the data, exactly:
 * a budget refusal depends only on the (public) sequence of charges and the budget's total;
   parameter checks (``ValueError``/``TypeError``) depend only on the arguments' types, shapes and
   public parameters — never on the values of private data;
-* :func:`~dpteach.mechanisms.laplace` and the sparse-vector classes never refuse because of a
-  value's magnitude: values beyond the safe grid's range are *clamped* (a 1-Lipschitz map, so
-  the sensitivity and the guarantee are unchanged);
+* :func:`~dpteach.mechanisms.laplace`, :func:`~dpteach.mechanisms.gaussian` and the
+  sparse-vector classes never refuse or clamp because of a value's magnitude: every finite value
+  is snapped to the safe grid exactly (as a Python integer when it is beyond int64);
 * the sparse-vector classes halt after ``c`` "above" answers and online PMW after its hard-query
   cutoff, and private MW stops early: these stops do depend on the data, but only through
   outputs that were already released privately (the above answers, the noisy measurements), so

@@ -158,12 +158,26 @@ def test_laplace_adds_discrete_noise_of_the_grid_scale_to_the_snapped_value():
     assert np.all(value == 0.3)  # not modified
 
 
-def test_huge_values_are_clamped_privately_not_refused_after_charging():
-    budget = dp.PrivacyBudget(1.0)
-    out = dp.laplace(np.array([1e300, -1e300, 5.0]), sensitivity=1.0, epsilon=0.5, rng=0,
-                     budget=budget)  # fmt: skip
-    assert np.all(np.isfinite(out)) and out[0] > 1e14 and out[1] < -1e14
+@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
+def test_huge_values_are_snapped_exactly_not_clamped_nor_refused(mechanism):
+    """Values far beyond int64 grid steps (1e300 with sensitivity 1; 0.5 with sensitivity 1e-300)
+    are released as themselves plus noise (the noise vanishes in the double's rounding), with
+    the same noise draws as on small values: the magnitude changes nothing but the path."""
+
+    def run(value, sensitivity, budget=None):
+        kw = {"delta": 1e-6} if mechanism == "gaussian" else {}
+        return getattr(dp, mechanism)(np.asarray(value), sensitivity=sensitivity, epsilon=0.5,
+                                      rng=0, budget=budget, **kw)  # fmt: skip
+
+    budget = dp.PrivacyBudget(1.0, 1e-5)
+    out = run([1e300, -1e300, 5.0], 1.0, budget)
+    assert out[0] == 1e300 and out[1] == -1e300 and abs(out[2] - 5.0) < 100
     assert budget.spent_epsilon == 0.5
+    small = run([0.0, 0.0, 5.0], 1.0)
+    assert out[2] == small[2]  # the exact integer path draws the same noise
+    tiny = run([0.5, -0.5], 1e-300)
+    assert np.all(np.abs(np.abs(tiny) - 0.5) < 1e-290)
+    assert np.array_equal(run([1.7e308], 1e299) > 1.69e308, [True])
 
 
 @pytest.mark.parametrize(
@@ -234,6 +248,17 @@ def test_bernoulli_exp_ratio_is_exact_beyond_one():
     rand = random.Random(5)  # the Python-integer path for huge candidates
     hits = sum(_noise._accept_scalar(7, 40, rand) for _ in range(20_000))
     assert stats.binomtest(hits, 20_000, math.exp(-49 / 40)).pvalue > LEVEL
+
+
+def test_exact_snapping_rounds_half_to_even_on_both_paths():
+    v = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 3.25])
+    expected = [0, 2, 2, 0, -2, 3]
+    assert _noise.snap(v, 0).tolist() == expected
+    assert [_noise.snap_scalar(x, 0) for x in v] == expected
+    big = np.r_[v, 2.0**70]  # forces the exact Python-integer path for the whole vector
+    assert _noise.snap(big, 0).tolist() == [*expected, 2**70]
+    assert _noise.release(_noise.snap(big, 0), 0).tolist() == [*map(float, expected), 2.0**70]
+    assert _noise.release_scalar(2**2000, 0) == math.inf
 
 
 def _discrete_delta(variance: float, shift: int, epsilon: float) -> float:
@@ -331,12 +356,6 @@ def test_gaussian_refusals_charge_nothing_and_draw_nothing():
     with pytest.raises(dp.BudgetExceededError):
         dp.gaussian([0.0], sensitivity=1.0, epsilon=2.0, delta=1e-6, rng=0, budget=big)
     assert big.spent_epsilon == 0
-
-
-def test_huge_values_are_clamped_by_the_gaussian_too():
-    huge = np.array([1e300, -1e300, 0.0])
-    out = dp.gaussian(huge, sensitivity=1.0, epsilon=1.0, delta=1e-6, rng=0)
-    assert np.all(np.isfinite(out)) and out[0] > 0 > out[1]
 
 
 def test_gaussian_sampler_speed_is_linear_in_size():
