@@ -1,4 +1,5 @@
-"""Floating-point-safe Laplace noise: snap to a power-of-two grid, add exact discrete Laplace noise.
+"""Floating-point-safe noise: snap to a power-of-two grid, add exact discrete Laplace or Gaussian
+noise.
 
 The textbook ``value + rng.laplace(...)`` leaks through floating-point rounding: some outputs are
 possible from one input and impossible from its neighbour (Mironov 2012). Here instead
@@ -19,6 +20,12 @@ release is exactly ``eps``-DP. ``g`` is the largest power of two with ``k g <= D
 ``eps g <= Delta / 2^11``, so the noise scale ``T g`` is at most ``(1 + 2^-10)`` times the
 Laplace scale ``Delta / eps`` (0.1 % more noise), and the grid is at least 2,048 times finer than
 the noise.
+
+The Gaussian counterpart (:class:`GaussGrid`, :func:`discrete_gaussian`): snap to ``g`` with
+``sqrt(k) g <= Delta / 2^11`` (snapped neighbours differ by at most ``Delta/g + sqrt(k)`` steps in
+L2), add exact discrete Gaussian noise ``N_Z(0, sigma^2)`` (CKS Algorithm 3: rejection from the
+discrete Laplace, acceptance ``Bernoulli(exp(-gamma))`` with ``gamma`` a ratio of integers); the
+release is ``steps^2 / (2 sigma^2)``-zCDP (CKS Theorem 14).
 """
 
 from __future__ import annotations
@@ -273,8 +280,8 @@ class GaussGrid:
 
     @property
     def rho(self) -> float:
-        """The exact zCDP of the release, ``steps^2 / (2 sigma^2)`` (CKS Theorem 14)."""
-        return self.steps * self.steps / (2 * self.variance)
+        """The zCDP of the release, ``steps^2 / (2 sigma^2)`` (CKS Theorem 14; rounded up)."""
+        return math.nextafter(self.steps * self.steps / (2 * self.variance), math.inf)
 
     def snap(self, v: np.ndarray) -> np.ndarray:
         """``round(v / g)``, exactly (:func:`snap`)."""
