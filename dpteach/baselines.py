@@ -71,9 +71,9 @@ def gaussian_answers(
     values in [0, 1] on ``n`` records (the Gaussian mechanism :func:`dpteach.gaussian`), so
     ``sigma`` is of order ``sqrt(k ln(1/delta)) / (n eps)``. The noise is floating-point safe: the
     exact discrete Gaussian on a fine grid, calibrated through zCDP (Canonne, Kamath and Steinke
-    2020), with ``sigma`` from :func:`~dpteach.mechanisms.gaussian_sigma` (7-9 % above Balle and
-    Wang's analytic sigma for continuous noise at the usual parameters). A passed Generator is
-    consumed.
+    2020), with ``sigma`` from :func:`~dpteach.mechanisms.gaussian_sigma` (about 7 % above Balle
+    and Wang's analytic sigma for continuous noise at ``epsilon = 1, delta = 1e-6``). A passed
+    Generator is consumed.
     """
     a = _answers(answers)
     n = check.integer(n, "n", minimum=1)
