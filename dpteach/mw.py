@@ -16,7 +16,7 @@ and McSherry 2012 (:func:`mwem`) and Hardt and Rothblum's online private MW with
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -84,16 +84,16 @@ def learn(
     alpha = _alpha(alpha)
     if adversary not in ("worst", "smallest", "random"):
         raise ValueError(f"adversary must be 'worst', 'smallest' or 'random', got {adversary!r}")
+    snapshots = check.snapshots(snapshots)
     gen = check.rng(rng)
     true = closed._answer(p)
     p_hat = _uniform(closed.domain_size)
     bound = mistake_bound(closed.domain_size, alpha)
-    trace = [Round(0, max_error=float(np.max(np.abs(closed._answer(p_hat) - true))),
-                   potential=kl_divergence(p, p_hat))]  # fmt: skip
+    gaps = closed._answer(p_hat) - true
+    trace = [Round(0, max_error=float(np.max(np.abs(gaps))), potential=kl_divergence(p, p_hat))]
     kept: dict[int, np.ndarray] = {}
     _snapshot(kept, 0, p_hat, snapshots)
     while True:
-        gaps = closed._answer(p_hat) - true
         mistakes = np.flatnonzero(gaps > alpha)
         if mistakes.size == 0:
             break
@@ -105,16 +105,19 @@ def learn(
             i = int(mistakes[np.argmin(gaps[mistakes])])
         else:
             i = int(gen.choice(mistakes))
-        p_hat = mw_update(p_hat, closed._query(i), alpha)
-        error = float(np.max(np.abs(closed._answer(p_hat) - true)))
-        trace.append(Round(len(trace), query=i, updated=True, max_error=error,
+        p_hat = closed._reweight(p_hat, i, alpha)  # p_hat is ours: it may be updated in place
+        gaps = closed._answer(p_hat) - true
+        trace.append(Round(len(trace), query=i, updated=True,
+                           max_error=float(np.max(np.abs(gaps))),
                            potential=kl_divergence(p, p_hat)))  # fmt: skip
         _snapshot(kept, len(trace) - 1, p_hat, snapshots)
-    answers = workload.answer(p_hat)
+    answers = workload._answer(p_hat)
     return Result(p_hat, answers, trace, kept, info={"alpha": alpha, "mistake_bound": bound})
 
 
-def _snapshot(result_snapshots: dict, t: int, p_hat: np.ndarray, wanted: Sequence[int]) -> None:
+def _snapshot(result_snapshots: dict, t: int, p_hat: np.ndarray, wanted: Collection[int]) -> None:
+    """Keep a copy of ``p_hat`` as round ``t``'s snapshot if ``t`` is wanted (``wanted`` validated
+    by ``check.snapshots``; ``p_hat`` may later change in place, hence the copy)."""
     if t in wanted:
         result_snapshots[t] = p_hat.copy()
 
@@ -167,6 +170,7 @@ def private_mw(
     alpha = _alpha(alpha)
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta)
+    snapshots = check.snapshots(snapshots)
     rounds = theory.private_mw_rounds(closed.domain_size, alpha)
     eps0 = theory.private_mw_epsilon0(epsilon, closed.domain_size, alpha, delta)
     gen = check.rng(rng)
@@ -179,25 +183,26 @@ def private_mw(
 
     true = closed._answer(p)
     p_hat = _uniform(closed.domain_size)
+    answers_hat = closed._answer(p_hat)
     info = {"rounds": rounds, "eps0": eps0, "alpha": alpha, "delta": delta}
     result = Result(p_hat, np.empty(0), info=info)
     _snapshot(result.snapshots, 0, p_hat, snapshots)
     for t in range(1, rounds + 1):
-        answers_hat = closed._answer(p_hat)
         i = exponential(answers_hat - true, sensitivity=1 / n, epsilon=eps0, rng=gen)
         y = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen)
         update = answers_hat[i] - y > 2 * alpha
         if update:
-            p_hat = mw_update(p_hat, closed._query(i), alpha)
+            p_hat = closed._reweight(p_hat, i, alpha)  # p_hat is ours: it may change in place
+            answers_hat = closed._answer(p_hat)
         result.trace.append(
             Round(t, query=i, noisy_value=y, updated=bool(update),
-                  max_error=float(np.max(np.abs(closed._answer(p_hat) - true))),
+                  max_error=float(np.max(np.abs(answers_hat - true))),
                   potential=kl_divergence(p, p_hat), epsilon_spent=spent(2 * t))
         )  # fmt: skip
         _snapshot(result.snapshots, t, p_hat, snapshots)
         if not update:
             break
-    result.synthetic, result.answers = p_hat, workload.answer(p_hat)
+    result.synthetic, result.answers = p_hat, workload._answer(p_hat)
     return result
 
 

@@ -47,6 +47,18 @@ class Workload(ABC):
     def _query(self, i: int) -> np.ndarray:
         """Dense vector of query ``i`` (``i`` already validated)."""
 
+    def _reweight(self, p: np.ndarray, i: int, eta: float) -> np.ndarray:
+        """One multiplicative-weights step ``p'(x) ∝ p(x) exp(-eta q_i(x))`` on a trusted
+        histogram ``p`` (``i`` already validated); returns the normalised ``p'``.
+
+        It may overwrite ``p`` (marginal workloads do, to avoid a copy): callers pass a histogram
+        they own and use the returned array. This default builds the dense query
+        (:func:`dpteach.mw.mw_update`); structured workloads override it without one.
+        """
+        from .mw import mw_update  # mw imports this module
+
+        return mw_update(p, self._query(i), eta)
+
     def label(self, i: int) -> str:
         """A short human-readable name of query ``i``."""
         return f"q{self._index(i)}"
@@ -220,17 +232,23 @@ class MarginalWorkload(Workload):
     def _tables(self, p: np.ndarray) -> list[np.ndarray]:
         return [self.table(p, m) for m in range(len(self.marginals))]
 
+    def _marginal_index(self, m: object) -> int:
+        m = check.integer(m, "m", minimum=0)
+        if m >= len(self.marginals):
+            raise ValueError(f"marginal index m must be in 0..{len(self.marginals) - 1}, got {m}")
+        return m
+
     def marginal_shape(self, m: int) -> tuple[int, ...]:
         """The shape of marginal ``m``'s table."""
         return tuple(self.domain.shape[a] for a in self._axes[m])
 
     def table(self, p: np.ndarray, m: int) -> np.ndarray:
-        """Marginal ``m``'s table of a trusted histogram ``p`` (axes in the set's order)."""
-        axes = self._axes[m]
-        others = tuple(a for a in range(self.domain.d) if a not in axes)
-        kept = sorted(axes)
-        table = p.reshape(self.domain.shape).sum(axis=others)
-        return np.transpose(table, [kept.index(a) for a in axes])
+        """Marginal ``m``'s table of a trusted histogram ``p`` (axes in the set's order).
+
+        A staged reduction (:func:`_marginal`) that reads ``p`` about once whatever the
+        attribute order. The table is a new array, never a view of ``p``.
+        """
+        return _marginal(p, self.domain.shape, self._axes[m])
 
     def _answer(self, p: np.ndarray) -> np.ndarray:
         return np.concatenate([t.ravel() for t in self._tables(p)])
@@ -253,6 +271,70 @@ class MarginalWorkload(Workload):
         for a in axes:
             shape[a] = self.domain.shape[a]
         return np.transpose(np.asarray(table), order).reshape(shape)
+
+    def reweight(
+        self, p: np.ndarray, m: int, log_factor: object, *, table: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Multiply ``p`` in place by a factor of marginal ``m``'s cells and renormalise.
+
+        ``p(x) <- p(x) exp(log_factor[x_S]) / Z`` with ``Z = sum_a table[a] exp(log_factor[a])``,
+        ``table`` being ``p``'s marginal ``m`` (computed if not given: pass it when you have it,
+        it saves a pass). This is the multiplicative-weights step for a marginal's query, a
+        cell (``log_factor = -eta`` there, 0 elsewhere) or a whole table, without a dense query
+        vector: about two passes over ``p``, one with ``table`` given.
+
+        ``p`` is trusted (a normalised histogram the caller owns, as a contiguous float64 array
+        of length ``|X|``; only its type and shape are checked) and is returned. The update is
+        computed in log space from the table: every cell's new mass ``exp(log table[a] +
+        log_factor[a] - log Z)`` is normalised by log-sum-exp, so no ``|log_factor|`` can
+        overflow to inf or produce NaN, and the result sums to 1 up to rounding. Cells of zero
+        mass stay 0; a record's weight underflows to 0 only when its new mass is below the
+        smallest positive double (about ``5e-324``), i.e. genuinely negligible.
+        """
+        m = self._marginal_index(m)
+        shape = self.marginal_shape(m)
+        if not (
+            isinstance(p, np.ndarray)
+            and p.dtype == np.float64
+            and p.ndim == 1
+            and p.size == self.domain_size
+            and p.flags.c_contiguous
+            and p.flags.writeable
+        ):
+            raise TypeError(
+                f"p must be a writeable contiguous float64 histogram of length {self.domain_size}"
+            )
+        log_factor = check.array(log_factor, "log_factor")
+        if log_factor.shape != shape:
+            raise ValueError(
+                f"log_factor must have marginal {m}'s shape {shape}, got {log_factor.shape}"
+            )
+        if table is None:
+            table = self.table(p, m)
+        elif np.shape(table) != shape:
+            raise ValueError(f"table must have marginal {m}'s shape {shape}, got {np.shape(table)}")
+        mass = table > 0
+        if not mass.any():
+            raise ValueError("p must be a normalised histogram, but its marginal has no mass")
+        with np.errstate(over="ignore"):  # a difference of huge factors is -inf: weight 0
+            shifted = log_factor - log_factor[mass].max()  # <= 0 on cells of positive mass
+        log_new = np.full(shape, -np.inf)  # log of each cell's new mass, up to log Z
+        log_new[mass] = np.log(table[mass]) + shifted[mass]
+        top = log_new.max()  # finite: the largest factor's cell has positive mass
+        log_z = top + np.log(np.exp(log_new - top).sum())  # log Z (log-sum-exp)
+        log_ratio = np.where(mass, shifted - log_z, 0.0)  # new mass / old mass, in logs
+        # A ratio above e^709 overflows; it only arises for cells of sub-normal mass (< 1e-308),
+        # whose new mass is at most 1: apply it in two halves then, each finite.
+        halves = 1 if log_ratio.max() < 700 else 2
+        for _ in range(halves):
+            _multiply(p, self.domain.shape, self._axes[m], np.exp(log_ratio / halves))
+        return p
+
+    def _reweight(self, p: np.ndarray, i: int, eta: float) -> np.ndarray:
+        m, cell = self._locate(i)
+        log_factor = np.zeros(self.marginal_shape(m))
+        log_factor[cell] = -eta
+        return self.reweight(p, m, log_factor)
 
     def marginal_query(self, m: int, cell: Sequence[int]) -> np.ndarray:
         """Dense indicator vector of ``x_S = a`` for marginal ``m`` and cell ``a``."""
@@ -292,6 +374,11 @@ class NegatedWorkload(Workload):
         q = self.base._query(i % self.base.k)
         return q if i < self.base.k else 1.0 - q
 
+    def _reweight(self, p: np.ndarray, i: int, eta: float) -> np.ndarray:
+        # exp(-eta (1 - q)) ∝ exp(eta q): the negation's step is the base query's with -eta
+        k = self.base.k
+        return self.base._reweight(p, i, eta) if i < k else self.base._reweight(p, i - k, -eta)
+
     def label(self, i: int) -> str:
         i = self._index(i)
         name = self.base.label(i % self.base.k)
@@ -325,8 +412,85 @@ class SubsetWorkload(Workload):
     def _query(self, i: int) -> np.ndarray:
         return self.base._query(int(self.indices[i]))
 
+    def _reweight(self, p: np.ndarray, i: int, eta: float) -> np.ndarray:
+        return self.base._reweight(p, int(self.indices[i]), eta)
+
     def label(self, i: int) -> str:
         return self.base.label(int(self.indices[self._index(i)]))
+
+
+#: Length of the contiguous block numpy's reductions and broadcasts run over in their inner
+#: loop: long enough (8 KiB of float64) that they run at memory speed.
+_BLOCK = 1024
+
+
+def _runs(dims: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
+    """Merge adjacent ``(size, kept)`` axes of the same kind into one axis (a reshape of a
+    C-ordered array: no copy)."""
+    out: list[tuple[int, bool]] = []
+    for n, kept in dims:
+        if out and out[-1][1] == kept:
+            out[-1] = (out[-1][0] * n, kept)
+        else:
+            out.append((n, kept))
+    return out
+
+
+def _head_tail(dims: list[tuple[int, bool]]) -> int:
+    """Where the tail starts: the shortest suffix of ``dims`` with at least ``_BLOCK`` cells."""
+    j, tail = len(dims), 1
+    while j > 0 and tail < _BLOCK:
+        j -= 1
+        tail *= dims[j][0]
+    return j
+
+
+def _marginal(p: np.ndarray, shape: Sequence[int], axes: Sequence[int]) -> np.ndarray:
+    """The marginal of ``p`` (C-ordered over ``shape``) on ``axes``, axes in that order.
+
+    Summing the other axes with one ``reshape(shape).sum(axis=others)`` is slow (2-18 passes over
+    ``p``) when the innermost axes are short: numpy's inner loop is then a few elements long. Here
+    each stage keeps a *tail* of the trailing axes, at least ``_BLOCK`` cells, whole as the inner
+    loop, merges adjacent axes of the same kind (kept or summed) in the head, and sums every summed
+    head axis in one call; then it repeats on the (much smaller) result, whose tail axes are now
+    trailing. The first stage reads ``p`` once at memory speed and usually shrinks it 100-fold.
+    """
+    kept = set(axes)
+    dims = [(n, a in kept) for a, n in enumerate(shape) if n > 1 or a in kept]
+    x = p
+    while not all(k for _, k in dims):
+        j = _head_tail(dims)
+        head = _runs(dims[:j])
+        if all(k for _, k in head):  # nothing left to sum before the tail: finish in one call
+            head, j = _runs(dims), len(dims)
+        tail = math.prod(n for n, _ in dims[j:])
+        summed = tuple(i for i, (_, k) in enumerate(head) if not k)
+        x = x.reshape([n for n, _ in head] + [tail]).sum(axis=summed)
+        dims = [d for d in dims[:j] if d[1]] + dims[j:]
+    ordered = sorted(axes)
+    table = x.reshape([shape[a] for a in ordered])
+    table = np.transpose(table, [ordered.index(a) for a in axes])
+    return table.copy() if np.shares_memory(table, p) else table
+
+
+def _multiply(p: np.ndarray, shape: Sequence[int], axes: Sequence[int], factor: np.ndarray) -> None:
+    """``p(x) *= factor[x_axes]`` in place, ``p`` C-ordered over ``shape``.
+
+    A plain broadcast multiply runs its inner loop over the last axis, slowly when that axis is
+    short; here ``p`` is viewed as (merged head axes, tail of at least ``_BLOCK`` cells) and the
+    factor is laid out over the tail once (a small array), so the inner loop is long.
+    """
+    kept = set(axes)
+    dims = [(n, a in kept) for a, n in enumerate(shape)]
+    j = _head_tail(dims)
+    head = _runs(dims[:j])
+    tail = math.prod(shape[j:])
+    layout = [n if a in kept else 1 for a, n in enumerate(shape)]
+    f = np.transpose(factor, np.argsort(axes)).reshape(layout)
+    f = np.broadcast_to(f, layout[:j] + list(shape[j:]))
+    f = f.reshape([n if k else 1 for n, k in head] + [tail])
+    view = p.reshape([n for n, _ in head] + [tail])
+    view *= f
 
 
 def random_queries(
