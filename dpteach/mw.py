@@ -336,11 +336,9 @@ def mwem(
 
 
 def _wanted_snapshots(snapshots: object, rounds: int, size: int) -> frozenset[int]:
-    """The rounds to keep ``p_hat`` at: integers in ``0..rounds``, their copies within the
+    """The rounds to keep ``p_hat`` at: round numbers in ``0..rounds``, whose copies fit the
     dense-size limit."""
-    if isinstance(snapshots, str | bytes) or not isinstance(snapshots, Sequence | range):
-        raise TypeError(f"snapshots must be a sequence of round numbers, got {snapshots!r}")
-    wanted = frozenset(check.integer(t, "each round in snapshots", minimum=0) for t in snapshots)
+    wanted = check.snapshots(snapshots)
     if wanted and max(wanted) > rounds:
         raise ValueError(f"snapshots must lie in 0..{rounds} (the rounds), got {max(wanted)}")
     check.dense_size(len(wanted) * size, "the snapshots")
@@ -361,29 +359,20 @@ def _mw_pass(
     measured: list[tuple[int, np.ndarray]],
     by_marginal: bool,
 ) -> np.ndarray:
-    """One pass of the HLM12 update over every distinct measured item (post-processing).
+    """One pass of the HLM12 update over every distinct measured item (post-processing):
+    ``p_hat(x) <- p_hat(x) exp(q(x) (y - q(p_hat)) / 2) / Z`` for each measured ``(q, y)``.
 
-    For a marginal ``m`` measured as ``y``: ``p_hat(x) <- p_hat(x) exp((y - M_m(p_hat))[x_S] / 2)
-    / Z``, with ``Z`` from the marginal table (no pass over X). The factor is shifted by its
-    largest value on cells that carry mass, so huge noisy measurements (small ``n eps``) can
-    neither overflow nor make every weight 0.
+    A marginal's update is one :meth:`~dpteach.queries.MarginalWorkload.reweight` of ``p_hat``
+    in place, from its table (about three passes over X, stable for any noisy ``y``); another
+    workload's query uses :func:`mw_update` with its dense vector.
     """
-    p_hat = p_hat.copy()
-    shape = workload.domain.shape if by_marginal else None
     for m, y in measured:
         if by_marginal:
             table = workload.table(p_hat, m)
-            log_factor = 0.5 * (y.reshape(table.shape) - table)
-            alive = table > 0  # cells without mass keep none (and cannot overflow)
-            factor = np.exp(np.where(alive, log_factor - log_factor[alive].max(), -np.inf))
-            p_hat.reshape(shape)[...] *= workload.broadcast_table(m, factor)
-            p_hat /= float(np.sum(table * factor))
+            workload.reweight(p_hat, m, 0.5 * (y.reshape(table.shape) - table), table=table)
         else:
             q = workload._query(m)
-            log_factor = 0.5 * (y[0] - q @ p_hat) * q
-            alive = p_hat > 0
-            p_hat *= np.exp(np.where(alive, log_factor - log_factor[alive].max(), -np.inf))
-            p_hat /= p_hat.sum()
+            p_hat = mw_update(p_hat, q, -0.5 * (y[0] - q @ p_hat))
     return p_hat
 
 
