@@ -147,7 +147,7 @@ def max_error_sweep(
     check.dense_size(len(ks) * trials, "the table of errors")
     if max(ks) > workload.k:
         raise ValueError(f"ks must be at most the workload size {workload.k}, got {max(ks)}")
-    true = workload.answer(data.histogram())
+    true = workload._answer(data.histogram())
     out = {"laplace": np.empty((len(ks), trials)), "gaussian": np.empty((len(ks), trials))}
     for i, k in enumerate(ks):
         for j in range(trials):

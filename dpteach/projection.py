@@ -356,7 +356,7 @@ def projection_mechanism(
     tol = check.positive(tol, "tol")
     max_iter = check.integer(max_iter, "max_iter", minimum=1)
     gen = check.rng(rng)
-    true = workload.answer(data.histogram())
+    true = workload._answer(data.histogram())
     noisy = gaussian(true, sensitivity=math.sqrt(m) / n, epsilon=epsilon, delta=delta, rng=gen,
                      calibration=calibration, budget=budget)  # fmt: skip
     noisy = np.atleast_1d(noisy)

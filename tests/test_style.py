@@ -1,4 +1,5 @@
-"""The code is formatted and linted with ruff (configuration in pyproject.toml)."""
+"""The code is formatted and linted with ruff (pyproject.toml; notebooks/ruff.toml keeps the
+notebooks to the 88 columns a website code cell shows)."""
 
 from __future__ import annotations
 
