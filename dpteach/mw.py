@@ -224,8 +224,8 @@ def mwem_rounds(n: int, epsilon: float, workload: Workload) -> int:
     (``eps / (2T)`` per step): the error first falls, then rises. On the latent-class benchmark of
     ``benchmarks/bench_mwem.py`` (8 binary attributes, all 84 two- and three-way marginals,
     ``n eps`` from 1,000 to 20,000, 6 seeds each) the best fixed ``T`` grows like
-    ``(n eps)^(1/3)`` (5-8 rounds at ``n eps = 1,000``, 12 at 5,000-10,000, 18 at 20,000), and
-    this rule is within the seeds' noise of it. HLM12's worst-case bound balances at
+    ``(n eps)^(1/3)`` (5-8 rounds at ``n eps = 1,000``, 8 at 2,500, 12 at 5,000 and 10,000, 18
+    at 20,000), and this rule is within the seeds' noise of it. HLM12's worst-case bound balances at
     ``(n eps)^(2/3)``, which is far too many rounds in practice. Uses public quantities only.
     """
     n = check.integer(n, "n", minimum=1)
@@ -369,7 +369,7 @@ def _mw_pass(
     for m, y in measured:
         if by_marginal:
             table = workload.table(p_hat, m)
-            workload.reweight(p_hat, m, 0.5 * (y.reshape(table.shape) - table), table=table)
+            workload._scale(p_hat, m, 0.5 * (y.reshape(table.shape) - table), table)
         else:
             q = workload._query(m)
             p_hat = mw_update(p_hat, q, -0.5 * (y[0] - q @ p_hat))
