@@ -267,9 +267,9 @@ def mwem(
     selected (score ``|q(p_hat) - q(p)|``, sensitivity ``1/n``) and measured (sensitivity ``1/n``).
     After each measurement, ``iterations`` passes of the MW rule
     ``p_hat(x) ∝ p_hat(x) exp(q(x) (y - q(p_hat)) / 2)`` over all measurements so far. A marginal
-    (or query) measured more than once enters the passes once, with the average of its
-    measurements (equal noise levels, so the average is the least-squares estimate): a pass costs
-    one update per *distinct* measured item, whatever the number of rounds.
+    (or query) measured ``r`` times enters each pass once, with the mean ``y_bar`` of its
+    measurements and the sum of their steps, ``r (y_bar - q(p_hat)) / 2``: a pass costs one update
+    per *distinct* measured item, whatever the number of rounds.
 
     Guarantee: ``epsilon``-DP under replace-one neighbours (basic composition of ``2T`` steps at
     ``eps/(2T)``; the MW passes are post-processing; ``n`` is public). The budget is charged the
@@ -321,7 +321,7 @@ def mwem(
                                   epsilon=eps_t, rng=gen))  # fmt: skip
         totals[m] = totals.get(m, 0) + y
         counts[m] = counts.get(m, 0) + 1
-        measured = [(i, totals[i] / counts[i]) for i in totals]
+        measured = [(i, totals[i] / counts[i], counts[i]) for i in totals]
         for _ in range(iterations):
             p_hat = _mw_pass(p_hat, workload, measured, by_marginal)
         answers = workload._answer(p_hat)  # the trace's and the next selection's evaluation
@@ -356,23 +356,26 @@ def _potential(p: np.ndarray, p_hat: np.ndarray, support: np.ndarray) -> float:
 def _mw_pass(
     p_hat: np.ndarray,
     workload: Workload,
-    measured: list[tuple[int, np.ndarray]],
+    measured: list[tuple[int, np.ndarray, int]],
     by_marginal: bool,
 ) -> np.ndarray:
-    """One pass of the HLM12 update over every distinct measured item (post-processing):
-    ``p_hat(x) <- p_hat(x) exp(q(x) (y - q(p_hat)) / 2) / Z`` for each measured ``(q, y)``.
+    """One pass of the HLM12 update over every distinct measured item (post-processing).
+
+    HLM12 applies ``p_hat(x) <- p_hat(x) exp(q(x) (y - q(p_hat)) / 2) / Z`` for each measurement
+    ``(q, y)``; an item measured ``r`` times, with mean ``y_bar``, gets the sum of its ``r``
+    exponents in one step, ``r (y_bar - q(p_hat)) / 2``.
 
     A marginal's update is one :meth:`~dpteach.queries.MarginalWorkload.reweight` of ``p_hat``
     in place, from its table (about three passes over X, stable for any noisy ``y``); another
     workload's query uses :func:`mw_update` with its dense vector.
     """
-    for m, y in measured:
+    for m, y, r in measured:
         if by_marginal:
             table = workload.table(p_hat, m)
-            workload._scale(p_hat, m, 0.5 * (y.reshape(table.shape) - table), table)
+            workload._scale(p_hat, m, 0.5 * r * (y.reshape(table.shape) - table), table)
         else:
             q = workload._query(m)
-            p_hat = mw_update(p_hat, q, -0.5 * (y[0] - q @ p_hat))
+            p_hat = mw_update(p_hat, q, -0.5 * r * (y[0] - q @ p_hat))
     return p_hat
 
 
