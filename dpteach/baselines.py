@@ -27,7 +27,10 @@ def _answers(answers: object) -> np.ndarray:
             f"answers must be the exact answers (a 1-D array), got a {type(answers).__name__}: "
             "compute workload.answer(data.histogram()) first"
         )
-    return check.array(answers, "answers", ndim=1)
+    a = check.array(answers, "answers", ndim=1)
+    if a.size == 0:
+        raise ValueError("answers must not be empty (there is nothing to release)")
+    return a
 
 
 def laplace_answers(
@@ -65,10 +68,12 @@ def gaussian_answers(
     """The ``k`` exact answers plus Gaussian noise calibrated to L2 sensitivity ``sqrt(k)/n``.
 
     Guarantee: ``(epsilon, delta)``-DP under replace-one neighbours for ``k`` linear queries with
-    values in [0, 1] on ``n`` records (the Gaussian mechanism, analytic calibration of Balle and
-    Wang 2018 by default; see :func:`~dpteach.mechanisms.gaussian_sigma`), so ``sigma`` is of order
-    ``sqrt(k ln(1/delta)) / (n eps)``. The noise is floating-point Gaussian noise (see
-    :func:`dpteach.gaussian`). A passed Generator is consumed.
+    values in [0, 1] on ``n`` records (the Gaussian mechanism :func:`dpteach.gaussian`), so
+    ``sigma`` is of order ``sqrt(k ln(1/delta)) / (n eps)``. The noise is floating-point safe: the
+    exact discrete Gaussian on a fine grid, calibrated through zCDP (Canonne, Kamath and Steinke
+    2020), with ``sigma`` from :func:`~dpteach.mechanisms.gaussian_sigma` (7-9 % above Balle and
+    Wang's analytic sigma for continuous noise at the usual parameters). A passed Generator is
+    consumed.
     """
     a = _answers(answers)
     n = check.integer(n, "n", minimum=1)
