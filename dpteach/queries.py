@@ -516,18 +516,18 @@ def _reduction(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
     steps = []
     while not all(k for _, k in dims):
         j = _head_tail(dims)
-        if all(k for _, k in dims[:j]):  # nothing to sum in the head: sum the first run of
-            j = next(i for i, (_, k) in enumerate(dims) if not k)  # summed axes, the rest as tail
+        if not all(k for _, k in dims[:j]):  # sum every summed head axis, the tail whole
+            head = _runs(dims[:j])
+            summed = tuple(i for i, (_, k) in enumerate(head) if not k)
+            tail = math.prod(n for n, _ in dims[j:])
+            steps.append((tuple(n for n, _ in head) + (tail,), summed))
+        else:  # nothing to sum in the head: the first run of summed axes, the rest as tail
+            i = j = next(i for i, (_, k) in enumerate(dims) if not k)
             while j < len(dims) and not dims[j][1]:
                 j += 1
-        head = _runs(dims[:j])
-        tail = math.prod(n for n, _ in dims[j:])
-        summed = tuple(i for i, (_, k) in enumerate(head) if not k)
-        if summed == (len(head) - 1,) and tail < _BLOCK // 16:  # (outer, summed, short tail)
-            outer = math.prod(n for n, _ in head[:-1])
-            steps.append(((outer, head[-1][0], tail), ()))  # matmul with ones: no short loops
-        else:
-            steps.append((tuple(n for n, _ in head) + (tail,), summed))
+            view = tuple(math.prod(n for n, _ in part) for part in (dims[:i], dims[i:j], dims[j:]))
+            # a short tail: a (batched) product with a vector of ones, which has no short loops
+            steps.append((view, () if view[2] < _BLOCK // 16 else (1,)))
         dims = [d for d in dims[:j] if d[1]] + dims[j:]
     ordered = sorted(axes)
     return steps, tuple(shape[a] for a in ordered), tuple(ordered.index(a) for a in axes)
