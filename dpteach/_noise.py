@@ -22,10 +22,11 @@ Laplace scale ``Delta / eps`` (0.1 % more noise), and the grid is at least 2,048
 the noise.
 
 The Gaussian counterpart (:class:`GaussGrid`, :func:`discrete_gaussian`): snap to ``g`` with
-``sqrt(k) g <= Delta / 2^11`` (snapped neighbours differ by at most ``Delta/g + sqrt(k)`` steps in
-L2), add exact discrete Gaussian noise ``N_Z(0, sigma^2)`` (CKS Algorithm 3: rejection from the
-discrete Laplace, acceptance ``Bernoulli(exp(-gamma))`` with ``gamma`` a ratio of integers); the
-release is ``steps^2 / (2 sigma^2)``-zCDP (CKS Theorem 14).
+``sqrt(k) g <= Delta / 2^11``, or coarser if the variance would exceed ``2^50`` steps (snapped
+neighbours differ by at most ``Delta/g + sqrt(k)`` steps in L2), add exact discrete Gaussian noise
+``N_Z(0, sigma^2)`` (CKS Algorithm 3: rejection from the discrete Laplace, acceptance
+``Bernoulli(exp(-gamma))`` with ``gamma`` a ratio of integers); the release is ``steps^2 / (2
+sigma^2)``-zCDP (CKS Theorem 14).
 """
 
 from __future__ import annotations

@@ -48,7 +48,9 @@ def laplace_answers(
     equivalently, basic composition of ``k`` answers at ``eps/k`` each). Dwork-Roth Thm 3.6 is
     about real-valued noise; the noise is drawn by :func:`dpteach.laplace` with its default
     floating-point-safe sampler, which makes the guarantee hold for the released doubles (its
-    scale is at most ``1 + 2^-10`` times ``k / (n eps)``). A passed Generator is consumed.
+    scale is at most ``1 + 2^-10`` times ``k / (n eps)``). ``budget`` is charged ``epsilon`` (a
+    :class:`~dpteach.privacy.ZCDPBudget`: ``epsilon^2/2``) before the noise is drawn. A passed
+    Generator is consumed.
     """
     a = _answers(answers)
     n = check.integer(n, "n", minimum=1)
@@ -71,9 +73,10 @@ def gaussian_answers(
     values in [0, 1] on ``n`` records (the Gaussian mechanism :func:`dpteach.gaussian`), so
     ``sigma`` is of order ``sqrt(k ln(1/delta)) / (n eps)``. The noise is floating-point safe: the
     exact discrete Gaussian on a fine grid, calibrated through zCDP (Canonne, Kamath and Steinke
-    2020), with ``sigma`` from :func:`~dpteach.mechanisms.gaussian_sigma` (7-9 % above Balle and
-    Wang's analytic sigma for continuous noise at the usual parameters). A passed Generator is
-    consumed.
+    2020), with ``sigma`` from :func:`~dpteach.mechanisms.gaussian_sigma` (about 7 % above Balle
+    and Wang's analytic sigma for continuous noise at ``epsilon = 1, delta = 1e-6``). ``budget``
+    is charged ``(epsilon, delta)`` (a :class:`~dpteach.privacy.ZCDPBudget`: the release's own
+    ``rho``) before the noise is drawn. A passed Generator is consumed.
     """
     a = _answers(answers)
     n = check.integer(n, "n", minimum=1)

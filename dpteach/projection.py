@@ -329,7 +329,7 @@ def projection_mechanism(
 ) -> Result:
     """The projection mechanism (Algorithm 1): Gaussian noise, then projection onto ``K_Q``.
 
-    ``y_tilde = Q(x) + W`` with ``W ~ N(0, sigma^2 I)``, ``sigma = gaussian_sigma(sqrt(m)/n,
+    ``y_tilde = Q(x) + W`` with ``W`` Gaussian noise of scale ``sigma = gaussian_sigma(sqrt(m)/n,
     epsilon, delta)``: the L2 sensitivity of ``Q`` under replace-one neighbours is ``sqrt(m)/n``
     (each of the ``m`` answers moves by at most ``1/n``). ``W`` is the floating-point-safe noise of
     :func:`dpteach.gaussian`: the exact discrete Gaussian on a fine grid, whose sigma is calibrated
@@ -341,7 +341,9 @@ def projection_mechanism(
     Guarantee: ``(epsilon, delta)``-DP under replace-one neighbours (Theorem 3: the Gaussian
     mechanism, then post-processing, which uses only ``y_tilde`` and the public ``Q``). The
     budget is charged ``(epsilon, delta)`` after validation and before the noise is drawn.
-    Accuracy: average error at most :func:`dpteach.theory.projection_average_error` (Theorem 9).
+    Accuracy: average error at most :func:`dpteach.theory.projection_average_error` (Theorem 9;
+    its proof takes ``W`` Gaussian, and with the width bound ``sqrt(2 m ln|X|)`` it holds for the
+    discrete Gaussian too, which is ``sigma^2``-subgaussian, up to the grid's negligible rounding).
 
     Returns
     -------
