@@ -62,8 +62,10 @@ def gaussian_max_error(
     :func:`~dpteach.mechanisms.gaussian_sigma` and the tail ``P[|N(0, s^2)| > s t] <= 2 e^{-t^2/2}``
     a union bound gives ``max_i |error_i| <= sigma sqrt(2 ln(2k / beta))``. Grows like
     ``sqrt(k log k)``. The package's noise is the discrete Gaussian, which is ``sigma^2``-
-    subgaussian (Canonne, Kamath and Steinke 2020), so the same tail bound holds for it; its grid
-    (at least ``2^11`` times finer than sigma) and sigma's rounding move the bound by under 0.1 %.
+    subgaussian (Canonne, Kamath and Steinke 2020), so the same tail bound holds for it. Its grid
+    spacing is at most ``1 / (2^11 n)`` (coarser only when the variance would leave the exact
+    integer arithmetic), so whenever ``sigma >= 1/n`` the grid and sigma's rounding move the bound
+    by about 0.1 % at most (:func:`~dpteach.mechanisms.gaussian_sigma` includes that rounding).
     """
     k, n, epsilon, beta = _common(k, n, epsilon, beta)
     sigma = gaussian_sigma(math.sqrt(k) / n, epsilon, delta, calibration=calibration)
@@ -554,8 +556,8 @@ def gaussian_expected_max_error(k: int, n: int, epsilon: float, delta: float) ->
     """``E[max_i |N(0, sigma^2)_i|]`` over ``k`` i.i.d. coordinates, with the ``sigma`` of the
     Gaussian baseline (L2 sensitivity ``sqrt(k)/n``, :func:`~dpteach.mechanisms.gaussian_sigma`):
     the exact mean, ``sigma * int_0^inf (1 - (2 Phi(t) - 1)^k) dt``, computed by quadrature (not a
-    bound). The baseline's discrete Gaussian lives on a grid at least ``2^11`` times finer than
-    sigma, where it matches the continuous one far below any Monte-Carlo error."""
+    bound). The baseline's discrete Gaussian lives on a grid of spacing at most ``1 / (2^11 n)``;
+    whenever ``sigma >= 1/n`` it matches the continuous one far below any Monte-Carlo error."""
     from scipy import integrate, special
 
     k, n, epsilon, _ = _common(k, n, epsilon, 0.5)
