@@ -11,6 +11,8 @@ ipywidgets version in Jupyter and the static one in the book, from the same draw
 
 from __future__ import annotations
 
+import contextvars
+import io
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -67,10 +69,16 @@ def use_style() -> None:
 
 
 def subplots(ncols: int = 1, nrows: int = 1, **kwargs):
-    """``plt.subplots`` in the book's style, with a constrained layout."""
+    """``plt.subplots`` in the book's style, with a constrained layout.
+
+    Inside :meth:`FrameRenderer.render` it draws on the renderer's one reused figure instead.
+    """
     with mpl.rc_context(STYLE):
         width, height = STYLE["figure.figsize"]
         kwargs.setdefault("figsize", (width * min(ncols, 2) * 0.85 + 1.2 * (ncols > 2), height))
+        renderer = _RENDERER.get()
+        if renderer is not None:
+            return renderer._subplots(nrows, ncols, **kwargs)
         return plt.subplots(nrows, ncols, layout="constrained", **kwargs)
 
 
@@ -227,30 +235,73 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def _render_png(draw, values: dict, *, dpi: int, colors: int | None) -> bytes:
-    """``draw(**values)`` to PNG bytes at ``dpi``, quantised to a ``colors`` palette (Pillow)."""
-    import io
+#: The :class:`FrameRenderer` whose figure :func:`subplots` reuses while it renders a frame.
+_RENDERER: contextvars.ContextVar[FrameRenderer | None] = contextvars.ContextVar(
+    "dpteach_renderer", default=None
+)
 
-    from PIL import Image
 
-    before = set(plt.get_fignums())
-    with mpl.rc_context(STYLE):
-        draw(**values)
+class FrameRenderer:
+    """Renders ``draw(**values)`` to PNG bytes, frame after frame, on one reused figure.
+
+    Every figure a drawing function makes with :func:`subplots` is drawn on the renderer's own
+    Agg figure (cleared first, not registered with pyplot), so the figure, its canvas and its
+    renderer (with their text-layout and mathtext caches) are made once, not once per frame:
+    the slider positions of :func:`static_figure` and every move of a live widget
+    (:func:`dpteach.widgets.interactive_figure`) use one. A draw that calls ``plt.subplots``
+    still works (its figure is rendered and closed). The PNG is saved at ``dpi`` (the figure's
+    own size, no tight-bbox pass) and, with ``colors``, quantised to a palette of that many
+    colours (Pillow).
+    """
+
+    def __init__(self, *, dpi: int = 100, colors: int | None = None):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        with mpl.rc_context(STYLE):
+            self.figure = Figure(dpi=dpi)
+        FigureCanvasAgg(self.figure)
+        self.dpi, self.colors, self._made = dpi, colors, 0
+
+    def _subplots(self, nrows: int, ncols: int, *, figsize, **kwargs):
+        self._made += 1
+        fig = self.figure
+        fig.clear()
+        fig.set_size_inches(figsize)
+        fig.set_layout_engine("constrained")
+        return fig, fig.subplots(nrows, ncols, **kwargs)
+
+    def render(self, draw: Callable[..., None], values: dict) -> bytes:
+        """``draw(**values)`` as PNG bytes; ``draw`` must make exactly one figure."""
+        before = set(plt.get_fignums())
+        self._made = 0
+        token = _RENDERER.set(self)
+        try:
+            with mpl.rc_context(STYLE):
+                draw(**values)
+        finally:
+            _RENDERER.reset(token)
         new = [n for n in plt.get_fignums() if n not in before]
-        if len(new) != 1:
+        if self._made + len(new) != 1:
             for n in new:
                 plt.close(n)
-            raise ValueError(f"draw must create exactly one figure; it created {len(new)}")
-        fig = plt.figure(new[0])
+            raise ValueError(
+                f"draw must create exactly one figure; it created {self._made + len(new)}"
+            )
+        fig = plt.figure(new[0]) if new else self.figure
         buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=dpi)
-        plt.close(fig)
-    if colors is None:
-        return buf.getvalue()
-    image = Image.open(buf).convert("RGB").quantize(colors=colors, dither=0)
-    out = io.BytesIO()
-    image.save(out, format="png", optimize=True)
-    return out.getvalue()
+        with mpl.rc_context(STYLE):
+            fig.savefig(buf, format="png", dpi=self.dpi)
+        if new:
+            plt.close(fig)
+        if self.colors is None:
+            return buf.getvalue()
+        from PIL import Image
+
+        image = Image.open(buf).convert("RGB").quantize(colors=self.colors, dither=0)
+        out = io.BytesIO()
+        image.save(out, format="png", optimize=True)
+        return out.getvalue()
 
 
 class StaticFigure:
@@ -347,11 +398,12 @@ def static_figure(
         if not matches:
             raise ValueError(f"default {name}={value!r} is not in its grid {list(values)}")
         start.append(matches[0])
+    renderer = FrameRenderer(dpi=dpi, colors=colors)
     frames: list[bytes] = []
     seen: dict[bytes, int] = {}
     index = []
     for point in itertools.product(*grid.values()):
-        png = _render_png(draw, dict(zip(grid, point)), dpi=dpi, colors=colors)
+        png = renderer.render(draw, dict(zip(grid, point)))
         index.append(seen.setdefault(png, len(frames)))
         if index[-1] == len(frames):
             frames.append(png)
