@@ -47,16 +47,19 @@ class Widget:
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
-    """The names a cell defines (assigns, defines, imports) and the names it reads."""
+    """The names a cell defines (assigns, defines, imports, takes as arguments) and the names it
+    reads without defining them."""
     defined, used = set(), set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Name):
             (used if isinstance(node.ctx, ast.Load) else defined).add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             defined.add(node.name)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             defined.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return defined, used - set(dir(builtins))
+    return defined, used - defined - set(dir(builtins))
 
 
 def _code_cells(path: Path) -> list[str]:

@@ -35,7 +35,7 @@ TARGETS = {
     "2": "MW update <= 3 passes",
     "3": "MWEM that scales",
     "4": "Accuracy per second against the references",
-    "5": "Adult, |X| ~ 10^6",
+    "5": "Adult, about 10^6 cells",
     "6": "Widgets",
     "7": "The book",
     "8": "Scale table",
@@ -87,8 +87,9 @@ def modules(only: list[str] | None) -> dict[str, Path]:
 
 
 def load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"bench_{path.stem}", path)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module  # dataclasses and pickling look their module up there
     sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(module)
