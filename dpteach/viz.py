@@ -249,9 +249,10 @@ class FrameRenderer:
     renderer (with their text-layout and mathtext caches) are made once, not once per frame:
     the slider positions of :func:`static_figure` and every move of a live widget
     (:func:`dpteach.widgets.interactive_figure`) use one. A draw that calls ``plt.subplots``
-    still works (its figure is rendered and closed). The PNG is saved at ``dpi`` (the figure's
-    own size, no tight-bbox pass) and, with ``colors``, quantised to a palette of that many
-    colours (Pillow).
+    still works (its figure is rendered and closed). The image is taken at ``dpi`` (the
+    figure's own size, no tight-bbox pass) from the canvas's pixels and encoded once as PNG by
+    Pillow; with ``colors``, quantised first to a palette of that many colours (median cut, which
+    keeps the few colours of a plot exact; no dithering) and optimised.
     """
 
     def __init__(self, *, dpi: int = 100, colors: int | None = None):
@@ -288,19 +289,25 @@ class FrameRenderer:
             raise ValueError(
                 f"draw must create exactly one figure; it created {self._made + len(new)}"
             )
-        fig = plt.figure(new[0]) if new else self.figure
-        buf = io.BytesIO()
-        with mpl.rc_context(STYLE):
-            fig.savefig(buf, format="png", dpi=self.dpi)
-        if new:
-            plt.close(fig)
-        if self.colors is None:
-            return buf.getvalue()
         from PIL import Image
 
-        image = Image.open(buf).convert("RGB").quantize(colors=self.colors, dither=0)
+        if new:  # a pyplot figure: saved as matplotlib saves it, then closed
+            fig, buf = plt.figure(new[0]), io.BytesIO()
+            with mpl.rc_context(STYLE):
+                fig.savefig(buf, format="png", dpi=self.dpi)
+            plt.close(fig)
+            image = Image.open(buf)
+        else:  # our Agg canvas: its pixels directly, no PNG encoded and decoded in between
+            canvas = self.figure.canvas
+            with mpl.rc_context(STYLE):
+                canvas.draw()
+            size = canvas.get_width_height(physical=True)
+            image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        image = image.convert("RGB")  # the figure is opaque
+        if self.colors is not None:
+            image = image.quantize(colors=self.colors, dither=Image.Dither.NONE)
         out = io.BytesIO()
-        image.save(out, format="png", optimize=True)
+        image.save(out, format="png", optimize=self.colors is not None)
         return out.getvalue()
 
 
