@@ -85,12 +85,17 @@ def capture(path: Path) -> list[Widget]:
     cells = _code_cells(path)
     found: list[Widget] = []
 
+    recording = []  # True while the widget's own cell runs (an earlier widget cell it needs
+    # may run first: its widget is recorded when its own turn comes)
+
     def explorable(draw, *, grid, **kwargs):
         controls = {k: v for k, v in kwargs.items() if k not in ("dpi", "alt")}
-        found.append(Widget(path.stem, draw.__name__, draw, controls, grid))
+        if recording[-1]:
+            found.append(Widget(path.stem, draw.__name__, draw, controls, grid))
 
     def interactive_figure(draw, **controls):
-        found.append(Widget(path.stem, draw.__name__, draw, controls))
+        if recording[-1]:
+            found.append(Widget(path.stem, draw.__name__, draw, controls))
 
     originals = viz.explorable, widgets.interactive_figure
     viz.explorable, widgets.interactive_figure = explorable, interactive_figure
@@ -101,6 +106,7 @@ def capture(path: Path) -> list[Widget]:
                 if any(f"{f}(" in source for f in FACTORIES):
                     namespace = {"__name__": "__main__"}
                     for i in _needed(cells, last):
+                        recording.append(i == last)
                         exec(compile(cells[i], f"{path.name}[{i}]", "exec"), namespace)
     finally:
         viz.explorable, widgets.interactive_figure = originals

@@ -267,8 +267,10 @@ class FrameRenderer:
     def _subplots(self, nrows: int, ncols: int, *, figsize, **kwargs):
         self._made += 1
         fig = self.figure
-        fig.clear()
+        fig.clear()  # and undo what a previous frame may have changed on the figure itself
         fig.set_size_inches(figsize)
+        fig.set_dpi(self.dpi)
+        fig.set_facecolor(mpl.rcParams["figure.facecolor"])
         fig.set_layout_engine("constrained")
         return fig, fig.subplots(nrows, ncols, **kwargs)
 
