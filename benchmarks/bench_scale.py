@@ -7,8 +7,9 @@ memory (``ru_maxrss``) over its baseline after the imports and the data. From th
 sizes measured the memory per cell is fitted, and with it the largest ``|X|`` the package's
 default limits allow (``dpteach._validate.MAX_DENSE_SIZE = 2**24`` cells, ``MAX_BYTES`` = 1 GiB
 per array; the median mechanism's and SmallDB's candidate limits) and what ``|X|`` would fit in
-24 GiB if a user raised them. ``tests/test_scale_limits.py`` checks that each one refuses just
-over its limit before allocating.
+24 GiB if a user raised them. Then each runs just over its limit: it must refuse with a
+``ValueError`` naming the size it would need, having allocated (tracemalloc) under a sixteenth of
+that array ("met"); ``tests/test_scale_limits.py`` asserts the same.
 
 Usage: python benchmarks/bench_scale.py [--quick]
 """
@@ -154,7 +155,33 @@ def child(name: str, d: int) -> dict:
     return {"peak": peak, "extra": peak - base, "seconds": seconds}
 
 
-def measure(name: str, d: int) -> dict:
+def just_over(kind: str) -> int:
+    """The ``d`` of the smallest ``|X| = 2^d`` beyond the default limit."""
+    return largest_default(kind).bit_length()
+
+
+def refusal(name: str) -> dict:
+    """Run one case just over its limit in this process: did it refuse with a ValueError naming
+    the size it would need, and how many bytes did it allocate first (tracemalloc's peak)?"""
+    import tracemalloc
+
+    kind = CASES[name][3]
+    d = just_over(kind)
+    data, workload = setup(d)
+    cells = 2**d if kind == "dense" else 4**d  # the array it would make: X, or |X| x |X|
+    tracemalloc.start()
+    try:
+        CASES[name][0](data, workload)
+        message = ""
+    except ValueError as err:
+        message = str(err)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    refused = f"{cells:,}" in message and peak < 8 * cells / 16
+    return {"d": d, "refused": refused, "peak": peak, "message": message}
+
+
+def measure(name: str, d: int | str) -> dict:
     out = subprocess.run([sys.executable, __file__, "--child", name, str(d)], check=True,
                          capture_output=True, text=True)  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -183,20 +210,24 @@ def run(quick: bool = False) -> list[dict]:
                         for d, p in points.items())  # fmt: skip
         at_limit = (b["extra"] + per_cell * (limit**power - 2 ** (power * d2))) / 2**30
         in_24 = (ROOT_MEMORY / per_cell) ** (1 / power) if per_cell > 0 else float("inf")
+        over = measure(name, "refuse")
         rows.append({
             "target": "8 scale", "measure": f"{name}: largest |X| at the default limits",
             "value": float(limit), "unit": "cells", "goal": "refuses beyond, before allocating",
-            "met": True,
+            "met": over["refused"],
             "notes": f"extra peak RSS {mib}; fitted {per_cell:.1f} B per "
                      f"{'|X|^2 entry' if power == 2 else 'cell'}, so ~{at_limit:.2f} GiB at the "
-                     f"limit; 24 GiB would hold |X| ~ {in_24:,.0f} (limits raised)",
+                     f"limit; 24 GiB would hold |X| ~ {in_24:,.0f} (limits raised); at 2^"
+                     f"{over['d']}: {'refused' if over['refused'] else 'NOT refused'} after "
+                     f"{over['peak'] / 2**10:.0f} KiB allocated",
         })  # fmt: skip
     return rows
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
-        print(json.dumps(child(sys.argv[2], int(sys.argv[3]))))
+        name, size = sys.argv[2], sys.argv[3]
+        print(json.dumps(refusal(name) if size == "refuse" else child(name, int(size))))
     else:
         for row in run(quick="--quick" in sys.argv):
             print(f"{row['measure']:60s} {row['value']:>12,.0f}  {row['notes']}")

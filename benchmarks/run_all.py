@@ -122,10 +122,9 @@ def table(results: dict) -> str:
         for _, entry, row in rows:
             ratio = (f"{row['value'] / entry['reference']:,.0f}"
                      if row["unit"] == "s" and entry.get("reference") else "")  # fmt: skip
-            notes = row["notes"].replace("|", "\\|")
-            met = "yes" if row["met"] else "**no**"
-            lines.append(f"| {title} | {row['measure']} | {_value(row)} | {ratio} | "
-                         f"{row['goal']} | {met} | {notes} |")  # fmt: skip
+            cells = [title, row["measure"], _value(row), ratio, row["goal"],
+                     "yes" if row["met"] else "**no**", row["notes"]]  # fmt: skip
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
             title = ""
     return "\n".join(lines)
 
