@@ -184,6 +184,9 @@ def histogram_animation(
                 marker.set_xdata([t, t])
             return bars
 
+        title.set_text(f"round t = {rounds[-1]}")  # room for the title, then lay out once:
+        fig.canvas.draw()  # only heights, the title's number and a marker move between frames,
+        fig.set_layout_engine("none")  # so every frame keeps that layout (no relayout per frame)
         anim = animation.FuncAnimation(fig, update, frames=rounds, interval=interval)
         html = anim.to_jshtml(default_mode="once")
         plt.close(fig)
