@@ -92,8 +92,9 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
     ``draw`` receives the current value of every control by name and draws one figure with
     :func:`dpteach.viz.subplots` (or ``plt.subplots``); the figure is rendered to a PNG at
     :data:`LIVE_DPI` by one :class:`dpteach.viz.FrameRenderer` (a figure reused from move to
-    move) and shown in an output area, replaced in one step whenever a control changes. The
-    default figure is drawn immediately. ``box.redraw()`` draws again (benchmarks time it).
+    move) and shown in an output area, replaced in one step whenever a control changes (an error
+    raised by ``draw`` after a move is shown there instead). The default figure is drawn
+    immediately (an error raised then propagates). ``box.redraw()`` draws again.
     """
     import base64
 
@@ -104,8 +105,15 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
     out = widgets.Output()
     renderer = FrameRenderer(dpi=LIVE_DPI)
 
-    def redraw(_change=None) -> None:
-        png = renderer.render(draw, {name: c.value for name, c in controls.items()})
+    def redraw(change=None) -> None:
+        try:
+            png = renderer.render(draw, {name: c.value for name, c in controls.items()})
+        except Exception as err:  # a slider move shows the error where the figure was
+            if change is None:
+                raise
+            text = f"{type(err).__name__}: {err}\n"
+            out.outputs = ({"output_type": "stream", "name": "stderr", "text": text},)
+            return
         data = {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"}
         out.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
 

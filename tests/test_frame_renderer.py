@@ -77,3 +77,18 @@ def test_the_live_widget_shows_the_renderers_png_and_redraws_on_change():
     assert base64.b64decode(first) == expected
     eps.value = 10.0
     assert len(out.outputs) == 1 and out.outputs[0]["data"]["image/png"] != first
+
+
+def test_an_error_after_a_move_is_shown_in_the_widget_and_at_creation_raised():
+    def fragile(epsilon):
+        if epsilon > 5:
+            raise ValueError("epsilon too large for this figure")
+        draw(epsilon)
+
+    eps = widgets.log_slider("ε", 1.0, 0.1, 10)
+    box = widgets.interactive_figure(fragile, epsilon=eps)
+    eps.value = 10.0
+    (shown,) = box.children[1].outputs
+    assert shown["output_type"] == "stream" and "epsilon too large" in shown["text"]
+    with pytest.raises(ValueError, match="too large"):
+        widgets.interactive_figure(fragile, epsilon=widgets.log_slider("ε", 10.0, 0.1, 10))
