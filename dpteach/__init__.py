@@ -21,7 +21,7 @@ from . import (
     theory,
 )
 from .adult import ADULT_SUBSETS, load_adult
-from .data import Dataset, correlated_data, from_histogram, independent_data
+from .data import Dataset, correlated_data, from_histogram, independent_data, latent_class_data
 from .domain import Domain
 from .mechanisms import (
     AboveThreshold,
@@ -79,6 +79,7 @@ __all__ = [
     "gaussian_sigma",
     "independent_data",
     "laplace",
+    "latent_class_data",
     "load_adult",
     "random_queries",
 ]

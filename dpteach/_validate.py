@@ -8,6 +8,7 @@ with a NaN or a crash deep inside numpy.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -240,3 +241,14 @@ def finite_ratio(numerator: float, denominator: float, what: str) -> float:
             f"{what} = {numerator:.3g} / {denominator:.3g} is not a representable positive number"
         )
     return ratio
+
+
+def snapshots(value: object, name: str = "snapshots") -> frozenset[int]:
+    """Round numbers whose state an iterative algorithm keeps: an iterable of integers >= 0
+    (not a string: ``"12"`` is not rounds 1 and 2). Returned as a set, for ``t in wanted``."""
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise TypeError(
+            f"{name} must be an iterable of non-negative integers (round numbers), "
+            f"got {type(value).__name__} {value!r}"
+        )
+    return frozenset(integer(t, f"each entry of {name}", minimum=0) for t in value)

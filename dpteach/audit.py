@@ -250,13 +250,14 @@ def laplace_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0, safe: boo
     )
 
 
-def gaussian_sampler(epsilon: float, delta: float, *, sensitivity: float = 1.0):
-    """Sampler of :func:`dpteach.gaussian` on a scalar input."""
+def gaussian_sampler(epsilon: float, delta: float, *, sensitivity: float = 1.0, safe: bool = True):
+    """Sampler of :func:`dpteach.gaussian` on a scalar input (``safe=False``: the naive one)."""
     from .mechanisms import gaussian
 
     return lambda x, rng, size: gaussian(
-        np.full(size, float(x)), sensitivity=sensitivity, epsilon=epsilon, delta=delta, rng=rng
-    )
+        np.full(size, float(x)), sensitivity=sensitivity, epsilon=epsilon, delta=delta, rng=rng,
+        safe=safe,
+    )  # fmt: skip
 
 
 def exponential_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0):

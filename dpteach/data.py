@@ -146,6 +146,41 @@ def correlated_data(
     return Dataset(np.stack(cols, axis=1), domain)
 
 
+def latent_class_data(
+    domain: Domain,
+    n: int,
+    *,
+    rng: np.random.Generator | int,
+    classes: int = 3,
+    concentration: float = 0.5,
+) -> Dataset:
+    """``n`` records from a latent-class model: a hidden class, then independent attributes.
+
+    The class weights are drawn once from a flat Dirichlet over ``classes`` classes, and each
+    class's distribution of each attribute from a symmetric Dirichlet with the given
+    ``concentration`` (small values give classes that differ sharply). A record draws its class,
+    then each attribute independently from that class's distribution: the attributes are
+    dependent through the class, so every marginal carries information about the others, as in
+    real survey data. ``classes = 1`` gives independent attributes. A passed Generator is
+    consumed; the same seed gives the same records.
+    """
+    _check_synthetic(domain, n)
+    classes = check.integer(classes, "classes", minimum=1)
+    check.dense_size(classes * sum(domain.shape), "the classes' distributions")
+    concentration = check.positive(concentration, "concentration")
+    gen = check.rng(rng)
+    weights = gen.dirichlet(np.ones(classes))
+    members = gen.choice(classes, size=n, p=weights)
+    cols = []
+    for size in domain.shape:
+        table = gen.dirichlet(np.full(size, concentration), size=classes)  # classes x size
+        # inverse-CDF sampling for all classes at once: row c's CDF shifted by c is increasing
+        shifted = (np.cumsum(table, axis=1) + np.arange(classes)[:, None]).ravel()
+        drawn = np.searchsorted(shifted, members + gen.random(n), side="right") - members * size
+        cols.append(np.clip(drawn, 0, size - 1))
+    return Dataset(np.stack(cols, axis=1), domain)
+
+
 def _check_synthetic(domain: object, n: object) -> None:
     """The synthetic generators' memory: ``n x d`` records and one distribution per attribute."""
     check.domain(domain)

@@ -12,7 +12,9 @@ exactly: the logistic loss is convex and differentiable with gradient
 theta); features are clipped to the unit ball (:func:`clip_features`); ``J`` is
 ``lam``-strongly convex. Then for replace-one neighbours the minimisers satisfy
 ``||theta*(D) - theta*(D')||_2 <= 2/(n lam)`` (CMS11, Corollary 8), and releasing
-``theta* + b`` with density ``∝ exp(-n lam eps ||b|| / 2)`` is ``eps``-DP.
+``theta* + b`` with density ``∝ exp(-n lam eps ||b|| / 2)`` is ``eps``-DP. The package releases
+``theta*`` with floating-point-safe discrete Laplace noise of L1 sensitivity ``sqrt(d) 2/(n lam)``
+instead (:func:`output_perturbation`; CMS11's continuous noise is kept as ``safe=False``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from scipy import optimize
 
 from . import _validate as check
 from .data import Dataset
+from .mechanisms import laplace
 
 Seed = np.random.Generator | int
 
@@ -54,6 +57,8 @@ def one_hot_features(data: Dataset, label: str) -> tuple[np.ndarray, np.ndarray]
 def _check_problem(features: object, labels: object, lam: object):
     x = check.array(features, "features", ndim=2)
     y = check.array(labels, "labels", ndim=1)
+    if x.shape[1] == 0:
+        raise ValueError("features must have at least one column")
     if y.shape[0] != x.shape[0] or x.shape[0] == 0:
         raise ValueError(f"labels must have {x.shape[0]} >= 1 entries, got {y.shape[0]}")
     if not np.all(np.isin(y, (-1.0, 1.0))):
@@ -63,10 +68,19 @@ def _check_problem(features: object, labels: object, lam: object):
     return x, y, check.positive(lam, "lam")
 
 
+def _check_theta(theta: object, x: np.ndarray) -> np.ndarray:
+    theta = check.array(theta, "theta", ndim=1)
+    if theta.shape[0] != x.shape[1]:
+        raise ValueError(
+            f"theta must have {x.shape[1]} entries (one per feature), got {theta.shape[0]}"
+        )
+    return theta
+
+
 def objective(theta: object, features: object, labels: object, *, lam: float) -> float:
     """``J(theta)``: mean logistic loss plus ``(lam/2) ||theta||^2``."""
     x, y, lam = _check_problem(features, labels, lam)
-    theta = check.array(theta, "theta", ndim=1)
+    theta = _check_theta(theta, x)
     return _objective(theta, x, y, lam)[0]
 
 
@@ -90,29 +104,51 @@ def minimizer(features: object, labels: object, *, lam: float) -> np.ndarray:
 
 
 def output_perturbation(
-    features: object, labels: object, *, lam: float, epsilon: float, rng: Seed
+    features: object,
+    labels: object,
+    *,
+    lam: float,
+    epsilon: float,
+    rng: Seed,
+    safe: bool = True,
 ) -> np.ndarray:
-    """``theta* + b`` with ``||b|| ~ Gamma(d, 2/(n lam eps))`` in a uniform direction (density
-    ``∝ exp(-n lam eps ||b|| / 2)``). Guarantee: ``epsilon``-DP under replace-one neighbours, L2
-    sensitivity ``2/(n lam)`` (CMS11, Algorithm 1), for the exact minimiser; ours is found to
-    gradient tolerance ``1e-10`` (within ``1e-10/lam`` of it, far below the noise). The noise is
-    continuous (numpy's Gamma and normal samplers in floating point), not snapped to a grid like
-    the package's Laplace noise: the guarantee is that of the idealised real-valued mechanism.
-    A passed Generator is consumed."""
+    """``theta* + b``: the minimiser of ``J`` with noise. Guarantee: ``epsilon``-DP under
+    replace-one neighbours, from the L2 sensitivity ``2/(n lam)`` of ``theta*`` (CMS11,
+    Corollary 8), for the exact minimiser; ours is found to gradient tolerance ``1e-10`` (within
+    ``1e-10/lam`` of it, far below the noise).
+
+    By default (``safe=True``) the noise is floating-point safe: ``theta*`` is released by
+    :func:`dpteach.laplace` (snapped to a power-of-two grid, exact discrete Laplace noise in
+    integer arithmetic, each coordinate's rounding step accounted for) with the L1 sensitivity
+    ``sqrt(d) 2/(n lam)`` (``||v||_1 <= sqrt(d) ||v||_2``), so the released doubles are exactly
+    ``epsilon``-DP. Its noise norm is about ``sqrt(2)`` times that of CMS11's.
+
+    ``safe=False`` is a *teaching option only*: CMS11's Algorithm 1 as written, ``||b|| ~
+    Gamma(d, 2/(n lam eps))`` in a uniform direction (density ``∝ exp(-n lam eps ||b|| / 2)``),
+    drawn with numpy's floating-point Gamma and normal samplers: the guarantee is that of the
+    idealised real-valued mechanism, not of the doubles it releases (see :func:`dpteach.laplace`).
+
+    A passed Generator is consumed; the same seed gives the same output.
+    """
     x, y, lam = _check_problem(features, labels, lam)
     epsilon = check.positive(epsilon, "epsilon")
+    check.boolean(safe, "safe")
     gen = check.rng(rng)
     n, d = x.shape
+    sensitivity = check.finite_ratio(2.0, n * lam, "the sensitivity 2/(n lam)")
+    theta = minimizer(x, y, lam=lam)
+    if safe:
+        return laplace(theta, sensitivity=math.sqrt(d) * sensitivity, epsilon=epsilon, rng=gen)
     direction = gen.normal(size=d)
     direction /= np.linalg.norm(direction)
-    radius = gen.gamma(shape=d, scale=2 / (n * lam * epsilon))
-    return minimizer(x, y, lam=lam) + radius * direction
+    radius = gen.gamma(shape=d, scale=check.finite_ratio(sensitivity, epsilon, "the noise scale"))
+    return theta + radius * direction
 
 
 def excess_risk(theta: object, features: object, labels: object, *, lam: float) -> float:
     """``J(theta) - min J``: the excess (regularised) empirical risk of ``theta`` (Eq. 2.1)."""
     x, y, lam = _check_problem(features, labels, lam)
-    theta = check.array(theta, "theta", ndim=1)
+    theta = _check_theta(theta, x)
     best = minimizer(x, y, lam=lam)
     return _objective(theta, x, y, lam)[0] - _objective(best, x, y, lam)[0]
 
@@ -121,8 +157,8 @@ def excess_risk(theta: object, features: object, labels: object, *, lam: float) 
 class LogisticERMBox:
     """Private logistic regression as a black box for :mod:`dpteach.growing`: predicts the
     binary attribute ``label`` from the others (:func:`one_hot_features`) by
-    :func:`output_perturbation`; ``epsilon``-DP. The workload is not used (pass ``None``); the
-    output is the parameter vector ``theta``."""
+    :func:`output_perturbation` (floating-point safe); ``epsilon``-DP. The workload is not used
+    (pass ``None``); the output is the parameter vector ``theta``."""
 
     label: str
     lam: float = 0.05

@@ -262,7 +262,7 @@ def _check_inputs(stream: object, blackbox: object, workload: object) -> None:
 def _diagnostic_error(output: object, stream: DatabaseStream, workload, t: int) -> float:
     if workload is None:
         return float("nan")
-    return float(np.max(np.abs(answers_of(output) - workload.answer(stream.histogram(t)))))
+    return float(np.max(np.abs(answers_of(output) - workload._answer(stream.histogram(t)))))
 
 
 def bb_scheduler(
@@ -714,7 +714,7 @@ def ask_over_time(
     for row, t in enumerate(times):
         if isinstance(mechanism, PMWG):
             mechanism.advance(t)
-        true = workload.answer(stream.histogram(t))
+        true = workload._answer(stream.histogram(t))
         before = mechanism.hard
         for i, q in enumerate(queries):
             try:

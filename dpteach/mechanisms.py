@@ -12,6 +12,7 @@ records has sensitivity ``1/n``.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -19,7 +20,14 @@ from scipy import optimize, special
 
 from . import _noise
 from . import _validate as check
-from .privacy import PrivacyBudget, ZCDPBudget, advanced_composition, charge, gaussian_zcdp
+from .privacy import (
+    PrivacyBudget,
+    ZCDPBudget,
+    advanced_composition,
+    charge,
+    gaussian_zcdp,
+    zcdp_rho_for,
+)
 
 Seed = np.random.Generator | int
 
@@ -47,9 +55,9 @@ def laplace(
     for the released doubles: ``value`` is snapped to a power-of-two grid ``g`` and exact discrete
     Laplace noise is added in integer arithmetic (see :func:`safe_laplace_grid`; the noise scale
     is at most ``1 + 2^-10`` times ``sensitivity / epsilon``, and each coordinate's rounding step
-    is accounted for). Values beyond ``2^61 g`` (about ``2^50 Delta``) in magnitude are clamped
-    to it first: clamping keeps the sensitivity, so it stays private, whereas refusing such a
-    value would make the refusal depend on the data.
+    is accounted for). Snapping is exact for every finite double, however large (values beyond
+    ``2^61 g`` go through exact Python integers): nothing is clamped or refused because of a
+    value's magnitude, so neither the answer nor a refusal depends on it.
 
     Parameters
     ----------
@@ -117,18 +125,66 @@ def _analytic_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
 
 
 def gaussian_sigma(
-    sensitivity: float, epsilon: float, delta: float, *, calibration: str = "analytic"
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    *,
+    calibration: str = "analytic",
+    safe: bool = True,
 ) -> float:
     """Standard deviation of the Gaussian mechanism for ``(epsilon, delta)``-DP.
 
-    ``calibration="analytic"`` (default) is the smallest sigma that is exactly
-    ``(epsilon, delta)``-DP, for any ``epsilon > 0`` (Balle and Wang 2018, Thm 8).
+    ``calibration="analytic"`` (default) is the smallest sigma that makes *continuous* Gaussian
+    noise exactly ``(epsilon, delta)``-DP, for any ``epsilon > 0`` (Balle and Wang 2018, Thm 8).
     ``calibration="classic"`` is ``sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon``, valid only
     for ``epsilon < 1`` (Dwork-Roth Thm A.1); it is never smaller than the analytic sigma.
+
+    ``safe=True`` (default) returns the sigma of the mechanism :func:`gaussian` draws by default,
+    the *discrete* Gaussian, whose privacy is not the continuous one's: its sigma is at least
+    :func:`discrete_gaussian_sigma` (the Canonne-Kamath-Steinke calibration, about 7-13 % above
+    the analytic sigma), i.e. ``max(calibration's sigma, discrete_gaussian_sigma)``. (The
+    mechanism's own sigma is at most ``1 + 2^-11`` times larger still: the grid's rounding, see
+    :func:`gaussian`.) ``safe=False`` returns the continuous calibration alone.
     """
     sensitivity = check.positive(sensitivity, "sensitivity")
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta, allow_zero=False)
+    check.boolean(safe, "safe")
+    sigma = _continuous_sigma(sensitivity, epsilon, delta, calibration)
+    if safe:
+        return max(sigma, discrete_gaussian_sigma(sensitivity, epsilon, delta))
+    return sigma
+
+
+def discrete_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
+    """The sigma of the floating-point-safe (discrete) Gaussian mechanism for
+    ``(epsilon, delta)``-DP, per unit of L2 sensitivity ``Delta``: ``Delta / sqrt(2 rho)``.
+
+    Canonne, Kamath and Steinke 2020 (arXiv:2004.00010): adding independent discrete Gaussians
+    ``N_Z(0, sigma^2)`` to an integer vector of L2 sensitivity ``Delta`` is
+    ``rho = Delta^2 / (2 sigma^2)``-zCDP *exactly as for the continuous Gaussian* (Theorem 14;
+    Theorem 4 in one dimension), and ``rho``-zCDP implies ``(epsilon, delta)``-DP with their
+    conversion (Corollary 13, :func:`~dpteach.privacy.zcdp_delta`). ``rho`` is the largest with
+    that ``delta`` at most the given one (:func:`~dpteach.privacy.zcdp_rho_for`). The continuous
+    analytic calibration cannot be reused: the discrete Gaussian's ``(epsilon, delta)`` curve is
+    close to, but not the same as, the continuous one's.
+    """
+    sensitivity = check.positive(sensitivity, "sensitivity")
+    epsilon = check.positive(epsilon, "epsilon")
+    delta = check.delta(delta, allow_zero=False)
+    unit = _discrete_sigma_unit(epsilon, delta)
+    return check.finite_ratio(sensitivity * unit, 1.0, "the discrete Gaussian sigma")
+
+
+@functools.lru_cache(maxsize=256)
+def _discrete_sigma_unit(epsilon: float, delta: float) -> float:
+    rho = zcdp_rho_for(epsilon, delta)
+    return 1 / math.sqrt(2 * rho)
+
+
+@functools.lru_cache(maxsize=256)  # a root search; the error sweeps call it with the same values
+def _continuous_sigma(sensitivity: float, epsilon: float, delta: float, calibration: str) -> float:
+    """:func:`gaussian_sigma` for continuous noise (``safe=False``)."""
     if calibration == "classic":
         if epsilon >= 1:
             raise ValueError(f"epsilon must be < 1 for the classic calibration, got {epsilon}")
@@ -180,24 +236,51 @@ def gaussian(
     delta: float,
     rng: Seed,
     calibration: str = "analytic",
-    budget: PrivacyBudget | None = None,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
+    safe: bool = True,
 ) -> float | np.ndarray:
     """The Gaussian mechanism: ``value + N(0, sigma^2)`` in every entry.
 
     Guarantee: ``(epsilon, delta)``-DP when ``sensitivity`` bounds the L2 distance of ``value``
-    between neighbouring databases; sigma from :func:`gaussian_sigma` (analytic calibration of
-    Balle and Wang 2018 by default, or the classic Dwork-Roth Thm A.1 for ``epsilon < 1``). For
-    ``k`` linear queries under replace-one neighbours the L2 sensitivity is ``sqrt(k)/n``.
-    ``budget`` is charged ``(epsilon, delta)`` before the noise is drawn (a
-    :class:`~dpteach.privacy.ZCDPBudget` is charged the mechanism's own ``Delta^2/(2 sigma^2)``).
-    The noise is continuous floating-point Gaussian noise, not protected against the
-    floating-point attack that :func:`laplace` defends against. A passed Generator is consumed.
+    between neighbouring databases. For ``k`` linear queries under replace-one neighbours the
+    L2 sensitivity is ``sqrt(k)/n``.
+
+    By default (``safe=True``) the noise is floating-point safe and the guarantee holds exactly
+    for the released doubles. ``value`` (``k`` entries) is snapped to a power-of-two grid ``g``
+    (``sqrt(k) g <= Delta / 2^11``); snapping moves each entry by at most ``g/2``, so snapped
+    neighbours differ by at most ``s = Delta/g + sqrt(k)`` steps in L2. Exact discrete Gaussian
+    noise ``N_Z(0, sigma_Z^2)`` of variance ``sigma_Z^2 >= (sigma / Delta)^2 s^2`` steps is added
+    in integer arithmetic (Canonne-Kamath-Steinke 2020, Algorithm 3; :mod:`dpteach._noise`), and
+    the integers are scaled back by ``g``. That release is ``rho = s^2 / (2 sigma_Z^2)``-zCDP
+    (CKS Theorem 14), hence ``(epsilon, delta)``-DP by their conversion (Corollary 13); sigma is
+    :func:`gaussian_sigma` (``max`` of the chosen calibration and :func:`discrete_gaussian_sigma`),
+    times at most ``1 + 2^-11`` for the rounding. Snapping is exact for every finite double,
+    however large: nothing is clamped or refused because of a value's magnitude.
+
+    ``budget`` is charged ``(epsilon, delta)`` before the noise is drawn; a
+    :class:`~dpteach.privacy.ZCDPBudget` is charged the release's own ``rho`` (above, or
+    ``Delta^2/(2 sigma^2)`` for continuous noise). A passed Generator is consumed; the same seed
+    gives the same output.
+
+    ``safe=False`` is a *teaching option only*: ``value + rng.normal(0, sigma)`` in floating
+    point with sigma from the continuous calibration (analytic, Balle and Wang 2018, or classic,
+    Dwork-Roth Thm A.1 for ``epsilon < 1``). It is not ``(epsilon, delta)``-DP as released: the
+    low-order bits of a floating-point sum reveal the input, and some outputs are impossible from
+    a neighbour (Mironov 2012; see the auditing appendix).
     """
-    sigma = gaussian_sigma(sensitivity, epsilon, delta, calibration=calibration)
+    check.boolean(safe, "safe")
+    sigma = gaussian_sigma(sensitivity, epsilon, delta, calibration=calibration, safe=safe)
     gen = check.rng(rng)
     v = check.array(value, "value")
-    rho = gaussian_zcdp(sensitivity, sigma)
+    if safe:
+        grid = _noise.gauss_grid(float(sensitivity), sigma / sensitivity, max(v.size, 1))
+        rho = grid.rho
+    else:
+        rho = gaussian_zcdp(sensitivity, sigma)
     charge(budget, epsilon, delta, label="gaussian", rho=rho)
+    if safe:
+        noise = _noise.discrete_gaussian(grid, v.size, gen).reshape(v.shape)
+        return _as_output(grid.release(grid.snap(v) + noise))
     return _as_output(v + gen.normal(0.0, sigma, size=v.shape))
 
 
@@ -416,4 +499,4 @@ class NumericSparse(Sparse):
             return None
         g = self._answer_grid
         noise = self._noise(g.scale)
-        return math.ldexp(float(g.snap_scalar(value) + noise), g.exponent)
+        return _noise.release_scalar(g.snap_scalar(value) + noise, g.exponent)

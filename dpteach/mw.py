@@ -16,7 +16,7 @@ and McSherry 2012 (:func:`mwem`) and Hardt and Rothblum's online private MW with
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -84,16 +84,16 @@ def learn(
     alpha = _alpha(alpha)
     if adversary not in ("worst", "smallest", "random"):
         raise ValueError(f"adversary must be 'worst', 'smallest' or 'random', got {adversary!r}")
+    snapshots = check.snapshots(snapshots)
     gen = check.rng(rng)
     true = closed._answer(p)
     p_hat = _uniform(closed.domain_size)
     bound = mistake_bound(closed.domain_size, alpha)
-    trace = [Round(0, max_error=float(np.max(np.abs(closed._answer(p_hat) - true))),
-                   potential=kl_divergence(p, p_hat))]  # fmt: skip
+    gaps = closed._answer(p_hat) - true
+    trace = [Round(0, max_error=float(np.max(np.abs(gaps))), potential=kl_divergence(p, p_hat))]
     kept: dict[int, np.ndarray] = {}
     _snapshot(kept, 0, p_hat, snapshots)
     while True:
-        gaps = closed._answer(p_hat) - true
         mistakes = np.flatnonzero(gaps > alpha)
         if mistakes.size == 0:
             break
@@ -105,16 +105,19 @@ def learn(
             i = int(mistakes[np.argmin(gaps[mistakes])])
         else:
             i = int(gen.choice(mistakes))
-        p_hat = mw_update(p_hat, closed._query(i), alpha)
-        error = float(np.max(np.abs(closed._answer(p_hat) - true)))
-        trace.append(Round(len(trace), query=i, updated=True, max_error=error,
+        p_hat = closed._reweight(p_hat, i, alpha)  # p_hat is ours: it may be updated in place
+        gaps = closed._answer(p_hat) - true
+        trace.append(Round(len(trace), query=i, updated=True,
+                           max_error=float(np.max(np.abs(gaps))),
                            potential=kl_divergence(p, p_hat)))  # fmt: skip
         _snapshot(kept, len(trace) - 1, p_hat, snapshots)
-    answers = workload.answer(p_hat)
+    answers = workload._answer(p_hat)
     return Result(p_hat, answers, trace, kept, info={"alpha": alpha, "mistake_bound": bound})
 
 
-def _snapshot(result_snapshots: dict, t: int, p_hat: np.ndarray, wanted: Sequence[int]) -> None:
+def _snapshot(result_snapshots: dict, t: int, p_hat: np.ndarray, wanted: Collection[int]) -> None:
+    """Keep a copy of ``p_hat`` as round ``t``'s snapshot if ``t`` is wanted (``wanted`` validated
+    by ``check.snapshots``; ``p_hat`` may later change in place, hence the copy)."""
     if t in wanted:
         result_snapshots[t] = p_hat.copy()
 
@@ -167,6 +170,7 @@ def private_mw(
     alpha = _alpha(alpha)
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta)
+    snapshots = check.snapshots(snapshots)
     rounds = theory.private_mw_rounds(closed.domain_size, alpha)
     eps0 = theory.private_mw_epsilon0(epsilon, closed.domain_size, alpha, delta)
     gen = check.rng(rng)
@@ -179,26 +183,67 @@ def private_mw(
 
     true = closed._answer(p)
     p_hat = _uniform(closed.domain_size)
+    answers_hat = closed._answer(p_hat)
     info = {"rounds": rounds, "eps0": eps0, "alpha": alpha, "delta": delta}
     result = Result(p_hat, np.empty(0), info=info)
     _snapshot(result.snapshots, 0, p_hat, snapshots)
     for t in range(1, rounds + 1):
-        answers_hat = closed._answer(p_hat)
         i = exponential(answers_hat - true, sensitivity=1 / n, epsilon=eps0, rng=gen)
         y = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen)
         update = answers_hat[i] - y > 2 * alpha
         if update:
-            p_hat = mw_update(p_hat, closed._query(i), alpha)
+            p_hat = closed._reweight(p_hat, i, alpha)  # p_hat is ours: it may change in place
+            answers_hat = closed._answer(p_hat)
         result.trace.append(
             Round(t, query=i, noisy_value=y, updated=bool(update),
-                  max_error=float(np.max(np.abs(closed._answer(p_hat) - true))),
+                  max_error=float(np.max(np.abs(answers_hat - true))),
                   potential=kl_divergence(p, p_hat), epsilon_spent=spent(2 * t))
         )  # fmt: skip
         _snapshot(result.snapshots, t, p_hat, snapshots)
         if not update:
             break
-    result.synthetic, result.answers = p_hat, workload.answer(p_hat)
+    result.synthetic, result.answers = p_hat, workload._answer(p_hat)
     return result
+
+
+#: Largest number of rounds :func:`mwem` accepts. Each round evaluates the whole workload once and
+#: keeps a :class:`~dpteach.results.Round`; at ``eps / (2T)`` per step, more rounds than this
+#: only add noise (each measurement's noise grows like ``T``) and time.
+MAX_ROUNDS = 10_000
+
+#: Largest number of MW passes per round :func:`mwem` accepts (each pass costs about four
+#: passes over the histogram per measured marginal).
+MAX_ITERATIONS = 10_000
+
+
+def mwem_rounds(n: int, epsilon: float, workload: Workload) -> int:
+    """MWEM's default number of rounds: ``T = round(0.6 (n eps)^(1/3))``, at least 1 and at
+    most the number of selectable items (marginals, or queries) of ``workload``.
+
+    More rounds measure more of the workload, but each measurement's noise grows like ``T``
+    (``eps / (2T)`` per step): the error first falls, then rises. On the latent-class benchmark of
+    ``benchmarks/bench_mwem.py`` (8 binary attributes, all 84 two- and three-way marginals,
+    ``n eps`` from 1,000 to 20,000, 6 seeds each) the best fixed ``T`` grows like
+    ``(n eps)^(1/3)`` (5-8 rounds at ``n eps = 1,000``, 8 at 2,500, 12 at 5,000 and 10,000, 18
+    at 20,000), and this rule is within the seeds' noise of it. HLM12's worst-case bound balances at
+    ``(n eps)^(2/3)``, which is far too many rounds in practice. Uses public quantities only.
+    """
+    n = check.integer(n, "n", minimum=1)
+    epsilon = check.positive(epsilon, "epsilon")
+    check.workload(workload)
+    items = len(workload.marginals) if isinstance(workload, MarginalWorkload) else workload.k
+    return int(min(max(round(0.6 * (n * epsilon) ** (1 / 3)), 1), items, MAX_ROUNDS))
+
+
+def _rounds(rounds: object) -> int:
+    rounds = check.integer(rounds, "rounds", minimum=1)
+    if rounds > MAX_ROUNDS:
+        raise ValueError(
+            f"rounds must be at most {MAX_ROUNDS:,} (mw.MAX_ROUNDS), got {rounds:,}: every round "
+            "evaluates the whole workload and keeps a trace entry, and at eps/(2T) per step more "
+            "rounds only add noise; use rounds=None for the default"
+        )
+    return rounds
 
 
 def mwem(
@@ -206,83 +251,132 @@ def mwem(
     workload: Workload,
     *,
     epsilon: float,
-    rounds: int,
     rng: Seed,
+    rounds: int | None = None,
     iterations: int = 20,
     budget: PrivacyBudget | None = None,
     snapshots: Sequence[int] = (),
 ) -> Result:
-    """A practical variant in the style of MWEM (Hardt, Ligett and McSherry 2012).
+    """MWEM (Hardt, Ligett and McSherry 2012): select, measure, multiplicative weights.
 
-    A fixed number ``T`` of rounds, each spending ``eps / (2T)`` on selection and ``eps / (2T)``
+    A fixed number ``T`` of rounds (``rounds=None``: :func:`mwem_rounds`, chosen from ``n``,
+    ``epsilon`` and the workload), each spending ``eps / (2T)`` on selection and ``eps / (2T)``
     on measurement. For a :class:`~dpteach.queries.MarginalWorkload` a whole marginal is selected
     (exponential mechanism, score ``||M(p_hat) - M(p)||_1``, sensitivity ``2/n``) and all its cells
     are measured with Laplace noise (L1 sensitivity ``2/n``); for other workloads one query is
     selected (score ``|q(p_hat) - q(p)|``, sensitivity ``1/n``) and measured (sensitivity ``1/n``).
     After each measurement, ``iterations`` passes of the MW rule
-    ``p_hat(x) ∝ p_hat(x) exp(q(x) (y - q(p_hat)) / 2)`` over *all* measurements so far.
+    ``p_hat(x) ∝ p_hat(x) exp(q(x) (y - q(p_hat)) / 2)`` over all measurements so far. A marginal
+    (or query) measured ``r`` times enters each pass once, with the mean ``y_bar`` of its
+    measurements and the sum of their steps, ``r (y_bar - q(p_hat)) / 2``: a pass costs one update
+    per *distinct* measured item, whatever the number of rounds.
 
     Guarantee: ``epsilon``-DP under replace-one neighbours (basic composition of ``2T`` steps at
-    ``eps/(2T)``; the MW passes are post-processing). The budget is charged the whole
-    ``epsilon`` before the first step. Unlike :func:`private_mw` it carries no worst-case
-    accuracy theorem; it is what one runs in practice.
+    ``eps/(2T)``; the MW passes are post-processing; ``n`` is public). The budget is charged the
+    whole ``epsilon`` after validation and before the first step. Unlike :func:`private_mw` it
+    carries no worst-case accuracy theorem; it is what one runs in practice.
+
+    The trace's ``max_error`` and ``potential`` are non-private diagnostics; ``max_error`` reuses
+    the evaluation of the workload that the next round's selection needs, so it costs nothing.
+    ``snapshots`` lists rounds whose ``p_hat`` is kept (0 for the uniform start). ``rounds`` is at
+    most :data:`MAX_ROUNDS` and ``iterations`` at most :data:`MAX_ITERATIONS`.
     """
-    p, n = _prepare(data, workload)
+    check.same_universe(check.dataset(data), check.workload(workload))
+    n = data.n
     epsilon = check.positive(epsilon, "epsilon")
-    rounds = check.integer(rounds, "rounds", minimum=1)
+    rounds = mwem_rounds(n, epsilon, workload) if rounds is None else _rounds(rounds)
     iterations = check.integer(iterations, "iterations", minimum=1)
+    if iterations > MAX_ITERATIONS:
+        raise ValueError(
+            f"iterations must be at most {MAX_ITERATIONS:,} (mw.MAX_ITERATIONS), got "
+            f"{iterations:,}: each costs a pass over the histogram per measured marginal"
+        )
+    wanted = _wanted_snapshots(snapshots, rounds, workload.domain_size)
+    check.dense_size(workload.domain_size)
     gen = check.rng(rng)
     eps_t = epsilon / (2 * rounds)
     _charge(budget, epsilon, f"MWEM ({2 * rounds} steps at {eps_t:.3g})")
+    p = data.histogram()
     by_marginal = isinstance(workload, MarginalWorkload)
     if by_marginal:
-        slices = [workload.marginal_slice(m) for m in range(len(workload.marginals))]
+        starts = workload._offsets[:-1]
         sensitivity = 2 / n
     else:
-        slices = [slice(i, i + 1) for i in range(workload.k)]
+        starts = np.arange(workload.k)
         sensitivity = 1 / n
+    ends = np.append(starts[1:], workload.k)
     true = workload._answer(p)
+    support = np.flatnonzero(p)
     p_hat = _uniform(workload.domain_size)
-    measured: list[tuple[int, np.ndarray]] = []
-    result = Result(p_hat, np.empty(0), info={"rounds": rounds, "eps_per_step": eps_t})
-    _snapshot(result.snapshots, 0, p_hat, snapshots)
+    answers = workload._answer(p_hat)
+    totals: dict[int, np.ndarray] = {}  # item -> sum of its measurements
+    counts: dict[int, int] = {}
+    info = {"rounds": rounds, "eps_per_step": eps_t, "iterations": iterations}
+    result = Result(p_hat, np.empty(0), info=info)
+    _snapshot(result.snapshots, 0, p_hat, wanted)
     for t in range(1, rounds + 1):
-        errors = np.abs(workload._answer(p_hat) - true)
-        scores = np.array([errors[s].sum() for s in slices])
+        scores = np.add.reduceat(np.abs(answers - true), starts)
         m = exponential(scores, sensitivity=sensitivity, epsilon=eps_t, rng=gen)
-        y = laplace(true[slices[m]], sensitivity=sensitivity, epsilon=eps_t, rng=gen)
-        measured.append((m, np.atleast_1d(y)))
+        y = np.atleast_1d(laplace(true[starts[m]:ends[m]], sensitivity=sensitivity,
+                                  epsilon=eps_t, rng=gen))  # fmt: skip
+        totals[m] = totals.get(m, 0) + y
+        counts[m] = counts.get(m, 0) + 1
+        measured = [(i, totals[i] / counts[i], counts[i]) for i in totals]
         for _ in range(iterations):
-            p_hat = _mw_pass(p_hat, workload, slices, measured, by_marginal)
+            p_hat = _mw_pass(p_hat, workload, measured, by_marginal)
+        answers = workload._answer(p_hat)  # the trace's and the next selection's evaluation
         result.trace.append(
-            Round(t, query=m, noisy_value=float(np.atleast_1d(y)[0]), updated=True,
-                  max_error=float(np.max(np.abs(workload._answer(p_hat) - true))),
-                  potential=kl_divergence(p, p_hat), epsilon_spent=2 * t * eps_t)
+            Round(t, query=m, noisy_value=float(y[0]), updated=True,
+                  max_error=float(np.max(np.abs(answers - true))),
+                  potential=_potential(p, p_hat, support), epsilon_spent=2 * t * eps_t)
         )  # fmt: skip
-        _snapshot(result.snapshots, t, p_hat, snapshots)
-    result.synthetic, result.answers = p_hat, workload.answer(p_hat)
+        _snapshot(result.snapshots, t, p_hat, wanted)
+    result.synthetic, result.answers = p_hat, answers
     return result
 
 
-def _mw_pass(p_hat, workload, slices, measured, by_marginal) -> np.ndarray:
-    """One pass of the HLM12 update over every measurement (post-processing), in log space: the
-    weights are kept as logarithms and normalised by log-sum-exp, so huge noisy measurements (small
-    n eps) cannot overflow or underflow every weight to 0 and NaN."""
-    with np.errstate(divide="ignore"):
-        log_p = np.log(p_hat)
-    for m, y in measured:
-        p_hat = np.exp(log_p)
+def _wanted_snapshots(snapshots: object, rounds: int, size: int) -> frozenset[int]:
+    """The rounds to keep ``p_hat`` at: round numbers in ``0..rounds``, whose copies fit the
+    dense-size limit."""
+    wanted = check.snapshots(snapshots)
+    if wanted and max(wanted) > rounds:
+        raise ValueError(f"snapshots must lie in 0..{rounds} (the rounds), got {max(wanted)}")
+    check.dense_size(len(wanted) * size, "the snapshots")
+    return wanted
+
+
+def _potential(p: np.ndarray, p_hat: np.ndarray, support: np.ndarray) -> float:
+    """``D(p || p_hat)`` summed over the support of ``p`` only (cheap when the data are sparse)."""
+    mass, model = p[support], p_hat[support]
+    if np.any(model == 0):
+        return float("inf")
+    return float(np.sum(mass * (np.log(mass) - np.log(model))))
+
+
+def _mw_pass(
+    p_hat: np.ndarray,
+    workload: Workload,
+    measured: list[tuple[int, np.ndarray, int]],
+    by_marginal: bool,
+) -> np.ndarray:
+    """One pass of the HLM12 update over every distinct measured item (post-processing).
+
+    HLM12 applies ``p_hat(x) <- p_hat(x) exp(q(x) (y - q(p_hat)) / 2) / Z`` for each measurement
+    ``(q, y)``; an item measured ``r`` times, with mean ``y_bar``, gets the sum of its ``r``
+    exponents in one step, ``r (y_bar - q(p_hat)) / 2``.
+
+    A marginal's update is one :meth:`~dpteach.queries.MarginalWorkload.reweight` of ``p_hat``
+    in place, from its table (about three passes over X, stable for any noisy ``y``); another
+    workload's query uses :func:`mw_update` with its dense vector.
+    """
+    for m, y, r in measured:
         if by_marginal:
-            estimate = workload.table(p_hat, m)
-            table = y.reshape(estimate.shape) - estimate
-            log_p = log_p + 0.5 * np.broadcast_to(workload.broadcast_table(m, table),
-                                                  workload.domain.shape).ravel()  # fmt: skip
+            table = workload.table(p_hat, m)
+            workload._scale(p_hat, m, 0.5 * r * (y.reshape(table.shape) - table), table)
         else:
             q = workload._query(m)
-            log_p = log_p + 0.5 * (y[0] - q @ p_hat) * q
-        log_p = log_p - log_p.max()  # log-sum-exp normalisation, by hand (scipy's is slow)
-        log_p = log_p - np.log(np.exp(log_p).sum())
-    return np.exp(log_p)
+            p_hat = mw_update(p_hat, q, -0.5 * r * (y[0] - q @ p_hat))
+    return p_hat
 
 
 class OnlinePMW:

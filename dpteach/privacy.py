@@ -17,9 +17,9 @@ Which refusals can depend on the data, exactly:
 * a budget refusal depends only on the (public) sequence of charges and the budget's total;
   parameter checks (``ValueError``/``TypeError``) depend only on the arguments' types, shapes and
   public parameters — never on the values of private data;
-* :func:`~dpteach.mechanisms.laplace` and the sparse-vector classes never refuse because of a
-  value's magnitude: values beyond the safe grid's range are *clamped* (a 1-Lipschitz map, so
-  the sensitivity and the guarantee are unchanged);
+* :func:`~dpteach.mechanisms.laplace`, :func:`~dpteach.mechanisms.gaussian` and the
+  sparse-vector classes never refuse or clamp because of a value's magnitude: every finite value
+  is snapped to the safe grid exactly (as a Python integer when it is beyond int64);
 * the sparse-vector classes halt after ``c`` "above" answers and online PMW after its hard-query
   cutoff, and private MW stops early: these stops do depend on the data, but only through
   outputs that were already released privately (the above answers, the noisy measurements), so
@@ -125,6 +125,63 @@ def zcdp_to_approx_dp(rho: float, delta: float) -> float:
     rho = check.nonnegative(rho, "rho")
     delta = check.delta(delta, allow_zero=False)
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def zcdp_delta(rho: float, epsilon: float) -> float:
+    """The ``delta`` for which ``rho``-zCDP implies ``(epsilon, delta)``-DP, by the conversion of
+    Canonne, Kamath and Steinke 2020 (arXiv:2004.00010, Corollary 13):
+
+        delta = inf_{alpha > 1} exp((alpha-1)(alpha rho - epsilon)) (1 - 1/alpha)^alpha / (alpha-1),
+
+    tighter than Bun-Steinke's :func:`zcdp_to_approx_dp`. Every ``alpha > 1`` gives a valid
+    ``delta``; the exponent is convex in ``alpha`` with derivative
+    ``(2 alpha - 1) rho - epsilon + ln(1 - 1/alpha)``, whose root is found by bisection (a
+    numerical inaccuracy can only make ``delta`` larger, never invalid).
+    """
+    rho = check.nonnegative(rho, "rho")
+    epsilon = check.nonnegative(epsilon, "epsilon")
+    if rho == 0:
+        return 0.0
+    if math.isinf(rho):
+        return 1.0
+
+    def slope(alpha: float) -> float:
+        return (2 * alpha - 1) * rho - epsilon + math.log1p(-1 / alpha)
+
+    # bisect on u = ln(alpha - 1), from alpha = 1 + e^-30 to past the root (below
+    # (1 + eps)/(2 rho) + 2), capped at alpha = 1 + e^700 (a valid alpha if the root is beyond)
+    lo, hi = -30.0, min(max(math.log(epsilon + 1) - math.log(2 * rho), 1.0) + 1.0, 700.0)
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if slope(1 + math.exp(mid)) < 0:
+            lo = mid
+        else:
+            hi = mid
+    alpha = 1 + math.exp(hi)
+    log_delta = (alpha - 1) * (alpha * rho - epsilon) + alpha * math.log1p(-1 / alpha)
+    return min(1.0, math.exp(min(log_delta - math.log(alpha - 1), 0.0)))
+
+
+def zcdp_rho_for(epsilon: float, delta: float) -> float:
+    """The largest ``rho`` (to a relative 1e-9, rounded down) whose :func:`zcdp_delta` at
+    ``epsilon`` is at most ``delta``: a ``rho``-zCDP mechanism is then ``(epsilon, delta)``-DP."""
+    epsilon = check.positive(epsilon, "epsilon")
+    delta = check.delta(delta, allow_zero=False)
+    # delta(rho) increases in rho: bisect on log(rho), keeping zcdp_delta(lo) <= delta < ...(hi)
+    lo, hi = -700.0, 700.0  # rho from e^-700 (refused below) to e^700
+    if zcdp_delta(math.exp(lo), epsilon) > delta:
+        raise ValueError(f"epsilon={epsilon:.3g}, delta={delta:.3g} need an unrepresentable rho")
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if zcdp_delta(math.exp(mid), epsilon) <= delta:
+            lo = mid
+        else:
+            hi = mid
+    root = lo
+    rho = math.exp(root) * (1 - 1e-9)
+    while zcdp_delta(rho, epsilon) > delta:
+        rho *= 1 - 1e-9
+    return rho
 
 
 def approx_dp_to_zcdp(epsilon: float, delta: float) -> float:

@@ -331,10 +331,11 @@ def projection_mechanism(
 
     ``y_tilde = Q(x) + W`` with ``W ~ N(0, sigma^2 I)``, ``sigma = gaussian_sigma(sqrt(m)/n,
     epsilon, delta)``: the L2 sensitivity of ``Q`` under replace-one neighbours is ``sqrt(m)/n``
-    (each of the ``m`` answers moves by at most ``1/n``), and the default calibration is the exact
-    *analytic* Gaussian mechanism of Balle and Wang (2018), the smallest ``sigma`` that is
-    ``(epsilon, delta)``-DP (``calibration="classic"``: Dwork-Roth Thm A.1, ``epsilon < 1``). In
-    the lecture's notation ``sigma = sigma_{eps,delta} sqrt(m)/n`` with
+    (each of the ``m`` answers moves by at most ``1/n``). ``W`` is the floating-point-safe noise of
+    :func:`dpteach.gaussian`: the exact discrete Gaussian on a fine grid, whose sigma is calibrated
+    through zCDP (Canonne, Kamath and Steinke 2020) and is never below the continuous analytic
+    sigma of Balle and Wang (2018) (``calibration="classic"``: Dwork-Roth Thm A.1, ``epsilon <
+    1``, when larger). In the lecture's notation ``sigma = sigma_{eps,delta} sqrt(m)/n`` with
     ``sigma_{eps,delta} = gaussian_sigma(1, eps, delta)``. Then ``y_hat = project(y_tilde)``.
 
     Guarantee: ``(epsilon, delta)``-DP under replace-one neighbours (Theorem 3: the Gaussian
@@ -356,7 +357,7 @@ def projection_mechanism(
     tol = check.positive(tol, "tol")
     max_iter = check.integer(max_iter, "max_iter", minimum=1)
     gen = check.rng(rng)
-    true = workload.answer(data.histogram())
+    true = workload._answer(data.histogram())
     noisy = gaussian(true, sensitivity=math.sqrt(m) / n, epsilon=epsilon, delta=delta, rng=gen,
                      calibration=calibration, budget=budget)  # fmt: skip
     noisy = np.atleast_1d(noisy)

@@ -12,6 +12,7 @@ Marginal workloads never build a ``k x |X|`` matrix: the ``l``-way marginal on a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from abc import ABC, abstractmethod
@@ -46,6 +47,18 @@ class Workload(ABC):
     @abstractmethod
     def _query(self, i: int) -> np.ndarray:
         """Dense vector of query ``i`` (``i`` already validated)."""
+
+    def _reweight(self, p: np.ndarray, i: int, eta: float) -> np.ndarray:
+        """One multiplicative-weights step ``p'(x) ∝ p(x) exp(-eta q_i(x))`` on a trusted
+        histogram ``p`` (``i`` already validated); returns the normalised ``p'``.
+
+        It may overwrite ``p`` (marginal workloads do, to avoid a copy): callers pass a histogram
+        they own and use the returned array. This default builds the dense query
+        (:func:`dpteach.mw.mw_update`); structured workloads override it without one.
+        """
+        from .mw import mw_update  # mw imports this module
+
+        return mw_update(p, self._query(i), eta)
 
     def label(self, i: int) -> str:
         """A short human-readable name of query ``i``."""
@@ -183,6 +196,7 @@ class MarginalWorkload(Workload):
         sizes = [math.prod(domain.shape[a] for a in ax) for ax in self._axes]  # exact ints
         check.dense_size(sum(sizes), "the marginals' answers (k)")
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self._plan: _SharingPlan | None | object = _UNPLANNED
 
     @classmethod
     def all_kway(
@@ -218,19 +232,52 @@ class MarginalWorkload(Workload):
         return self._tables(check.histogram(p, self.domain_size, "p"))
 
     def _tables(self, p: np.ndarray) -> list[np.ndarray]:
-        return [self.table(p, m) for m in range(len(self.marginals))]
+        """All marginal tables of a trusted histogram, sharing work between them.
+
+        Computing each table from ``p`` costs a pass over ``p`` per marginal. Instead the
+        attributes are cut into a few consecutive *blocks* (e.g. 20 binary attributes into 4 of
+        5), each marginal is read off the table of the union of the blocks it touches (a 3-way
+        marginal lies within at most 3 blocks: a table of at most 2^15 cells), and each such
+        cached table is itself computed from the smallest larger cached table containing it, or
+        from ``p``: a few passes over ``p`` in all, then small tables. The number of blocks is
+        chosen once per workload by counting the cells read (:meth:`_sharing_plan`); with no
+        gain (few marginals, or marginals nearly as large as ``p``) every table comes from ``p``.
+        """
+        plan = self._sharing_plan()
+        if plan is None:
+            return [self.table(p, m) for m in range(len(self.marginals))]
+        cached: list[np.ndarray] = []
+        for source, shape, axes in plan.tables:
+            cached.append(_marginal(p if source < 0 else cached[source], shape, axes))
+        tables = []
+        for source, shape, axes in plan.marginals:
+            tables.append(_marginal(p if source < 0 else cached[source], shape, axes))
+        return tables
+
+    def _sharing_plan(self) -> _SharingPlan | None:
+        """How :meth:`_tables` shares work (computed once): the cheapest block cover by cells
+        read, or ``None`` when reading every marginal from ``p`` is as cheap."""
+        if self._plan is _UNPLANNED:
+            self._plan = _SharingPlan.best(self.domain.shape, self._axes)
+        return self._plan
+
+    def _marginal_index(self, m: object) -> int:
+        m = check.integer(m, "m", minimum=0)
+        if m >= len(self.marginals):
+            raise ValueError(f"marginal index m must be in 0..{len(self.marginals) - 1}, got {m}")
+        return m
 
     def marginal_shape(self, m: int) -> tuple[int, ...]:
         """The shape of marginal ``m``'s table."""
         return tuple(self.domain.shape[a] for a in self._axes[m])
 
     def table(self, p: np.ndarray, m: int) -> np.ndarray:
-        """Marginal ``m``'s table of a trusted histogram ``p`` (axes in the set's order)."""
-        axes = self._axes[m]
-        others = tuple(a for a in range(self.domain.d) if a not in axes)
-        kept = sorted(axes)
-        table = p.reshape(self.domain.shape).sum(axis=others)
-        return np.transpose(table, [kept.index(a) for a in axes])
+        """Marginal ``m``'s table of a trusted histogram ``p`` (axes in the set's order).
+
+        A staged reduction (:func:`_marginal`) that reads ``p`` about once whatever the
+        attribute order. The table is a new array, never a view of ``p``.
+        """
+        return _marginal(p, self.domain.shape, self._axes[m])
 
     def _answer(self, p: np.ndarray) -> np.ndarray:
         return np.concatenate([t.ravel() for t in self._tables(p)])
@@ -253,6 +300,76 @@ class MarginalWorkload(Workload):
         for a in axes:
             shape[a] = self.domain.shape[a]
         return np.transpose(np.asarray(table), order).reshape(shape)
+
+    def reweight(
+        self, p: np.ndarray, m: int, log_factor: object, *, table: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Multiply ``p`` in place by a factor of marginal ``m``'s cells and renormalise.
+
+        ``p(x) <- p(x) exp(log_factor[x_S]) / Z`` with ``Z = sum_a table[a] exp(log_factor[a])``,
+        ``table`` being ``p``'s marginal ``m`` (computed if not given: pass it when you have it,
+        it saves a pass). This is the multiplicative-weights step for a marginal's query, a
+        cell (``log_factor = -eta`` there, 0 elsewhere) or a whole table, without a dense query
+        vector: about two passes over ``p``, one with ``table`` given.
+
+        ``p`` is trusted (a normalised histogram the caller owns, as a contiguous float64 array
+        of length ``|X|``; only its type and shape are checked) and is returned. The update is
+        computed in log space from the table: every cell's new mass ``exp(log table[a] +
+        log_factor[a] - log Z)`` is normalised by log-sum-exp, so no ``|log_factor|`` can
+        overflow to inf or produce NaN, and the result sums to 1 up to rounding. Cells of zero
+        mass stay 0; a record's weight underflows to 0 only when its new mass is below the
+        smallest positive double (about ``5e-324``), i.e. genuinely negligible.
+        """
+        m = self._marginal_index(m)
+        shape = self.marginal_shape(m)
+        if not (
+            isinstance(p, np.ndarray)
+            and p.dtype == np.float64
+            and p.ndim == 1
+            and p.size == self.domain_size
+            and p.flags.c_contiguous
+            and p.flags.writeable
+        ):
+            raise TypeError(
+                f"p must be a writeable contiguous float64 histogram of length {self.domain_size}"
+            )
+        log_factor = check.array(log_factor, "log_factor")
+        if log_factor.shape != shape:
+            raise ValueError(
+                f"log_factor must have marginal {m}'s shape {shape}, got {log_factor.shape}"
+            )
+        if table is not None and np.shape(table) != shape:
+            raise ValueError(f"table must have marginal {m}'s shape {shape}, got {np.shape(table)}")
+        return self._scale(p, m, log_factor, table)
+
+    def _scale(
+        self, p: np.ndarray, m: int, log_factor: np.ndarray, table: np.ndarray | None = None
+    ) -> np.ndarray:
+        """:meth:`reweight` on trusted arguments (package-internal: nothing is checked)."""
+        if table is None:
+            table = self.table(p, m)
+        mass = table > 0
+        if not mass.any():
+            raise ValueError("p must be a normalised histogram, but its marginal has no mass")
+        with np.errstate(over="ignore"):  # a difference of huge factors is -inf: weight 0
+            shifted = log_factor - log_factor[mass].max()  # <= 0 on cells of positive mass
+        log_new = np.full(table.shape, -np.inf)  # log of each cell's new mass, up to log Z
+        log_new[mass] = np.log(table[mass]) + shifted[mass]
+        top = log_new.max()  # finite: the largest factor's cell has positive mass
+        log_z = top + np.log(np.exp(log_new - top).sum())  # log Z (log-sum-exp)
+        log_ratio = np.where(mass, shifted - log_z, 0.0)  # new mass / old mass, in logs
+        # A ratio above e^709 overflows; it only arises for cells of sub-normal mass (< 1e-308),
+        # whose new mass is at most 1: apply it in two halves then, each finite.
+        halves = 1 if log_ratio.max() < 700 else 2
+        for _ in range(halves):
+            _multiply(p, self.domain.shape, self._axes[m], np.exp(log_ratio / halves))
+        return p
+
+    def _reweight(self, p: np.ndarray, i: int, eta: float) -> np.ndarray:
+        m, cell = self._locate(i)
+        log_factor = np.zeros(self.marginal_shape(m))
+        log_factor[cell] = -eta
+        return self._scale(p, m, log_factor)
 
     def marginal_query(self, m: int, cell: Sequence[int]) -> np.ndarray:
         """Dense indicator vector of ``x_S = a`` for marginal ``m`` and cell ``a``."""
@@ -292,6 +409,11 @@ class NegatedWorkload(Workload):
         q = self.base._query(i % self.base.k)
         return q if i < self.base.k else 1.0 - q
 
+    def _reweight(self, p: np.ndarray, i: int, eta: float) -> np.ndarray:
+        # exp(-eta (1 - q)) ∝ exp(eta q): the negation's step is the base query's with -eta
+        k = self.base.k
+        return self.base._reweight(p, i, eta) if i < k else self.base._reweight(p, i - k, -eta)
+
     def label(self, i: int) -> str:
         i = self._index(i)
         name = self.base.label(i % self.base.k)
@@ -325,8 +447,204 @@ class SubsetWorkload(Workload):
     def _query(self, i: int) -> np.ndarray:
         return self.base._query(int(self.indices[i]))
 
+    def _reweight(self, p: np.ndarray, i: int, eta: float) -> np.ndarray:
+        return self.base._reweight(p, int(self.indices[i]), eta)
+
     def label(self, i: int) -> str:
         return self.base.label(int(self.indices[self._index(i)]))
+
+
+#: Length of the contiguous block numpy's inner loop runs over in a reduction (8 KiB of float64):
+#: long enough that it runs at memory speed. A broadcast multiply wants a longer one (64 KiB:
+#: fewer, longer loops; the factor laid out over it stays small, in cache).
+_BLOCK = 1024
+_BROADCAST_BLOCK = 8192
+
+
+def _runs(dims: list[tuple[int, bool]]) -> list[tuple[int, bool]]:
+    """Merge adjacent ``(size, kept)`` axes of the same kind into one axis (a reshape of a
+    C-ordered array: no copy)."""
+    out: list[tuple[int, bool]] = []
+    for n, kept in dims:
+        if out and out[-1][1] == kept:
+            out[-1] = (out[-1][0] * n, kept)
+        else:
+            out.append((n, kept))
+    return out
+
+
+def _head_tail(dims: list[tuple[int, bool]], block: int = _BLOCK) -> int:
+    """Where the tail starts: the shortest suffix of ``dims`` with at least ``block`` cells."""
+    j, tail = len(dims), 1
+    while j > 0 and tail < block:
+        j -= 1
+        tail *= dims[j][0]
+    return j
+
+
+def _marginal(p: np.ndarray, shape: Sequence[int], axes: Sequence[int]) -> np.ndarray:
+    """The marginal of ``p`` (C-ordered over ``shape``) on ``axes``, axes in that order: a new
+    array, never a view of ``p``. See :func:`_reduction` for how."""
+    steps, kept_shape, order = _reduction(tuple(shape), tuple(axes))
+    x = p
+    for view, summed in steps:
+        x = x.reshape(view)
+        x = x.sum(axis=summed) if summed else np.matmul(np.ones(view[1]), x)
+    table = np.transpose(x.reshape(kept_shape), order)
+    return table if steps else table.copy()
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduction(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
+    """The stages of :func:`_marginal`: ``(view shape, axes summed)`` pairs (no axes: a view
+    ``(outer, summed, inner)`` summed by a product with ones), then the kept shape (domain order)
+    and the transposition to ``axes``' order. Planned once per shape and axes.
+
+    Summing the other axes with one ``reshape(shape).sum(axis=others)`` is slow (2-18 passes over
+    ``p``) when the innermost axes are short: numpy's inner loop is then a few elements long. Here
+    each stage keeps a *tail* of the trailing axes, at least ``_BLOCK`` cells, whole as the inner
+    loop, merges adjacent axes of the same kind (kept or summed) in the head, and sums every summed
+    head axis in one call; then it repeats on the (much smaller) result, whose tail axes are now
+    trailing. The first stage reads ``p`` once at memory speed and usually shrinks it 100-fold.
+    When the head holds nothing to sum (a small array, or many kept axes), the stage sums the
+    first run of summed axes with everything after it as the tail, the longest inner loop there;
+    if that tail is short too, by a (batched) product with a vector of ones, which has no
+    short inner loops.
+    """
+    kept = set(axes)
+    dims = [(n, a in kept) for a, n in enumerate(shape) if n > 1 or a in kept]
+    steps = []
+    while not all(k for _, k in dims):
+        j = _head_tail(dims)
+        if not all(k for _, k in dims[:j]):  # sum every summed head axis, the tail whole
+            head = _runs(dims[:j])
+            summed = tuple(i for i, (_, k) in enumerate(head) if not k)
+            tail = math.prod(n for n, _ in dims[j:])
+            steps.append((tuple(n for n, _ in head) + (tail,), summed))
+        else:  # nothing to sum in the head: the first run of summed axes, the rest as tail
+            i = j = next(i for i, (_, k) in enumerate(dims) if not k)
+            while j < len(dims) and not dims[j][1]:
+                j += 1
+            view = tuple(math.prod(n for n, _ in part) for part in (dims[:i], dims[i:j], dims[j:]))
+            # a short tail: a (batched) product with a vector of ones, which has no short loops
+            steps.append((view, () if view[2] < _BLOCK // 16 else (1,)))
+        dims = [d for d in dims[:j] if d[1]] + dims[j:]
+    ordered = sorted(axes)
+    return steps, tuple(shape[a] for a in ordered), tuple(ordered.index(a) for a in axes)
+
+
+def _multiply(p: np.ndarray, shape: Sequence[int], axes: Sequence[int], factor: np.ndarray) -> None:
+    """``p(x) *= factor[x_axes]`` in place, ``p`` C-ordered over ``shape``.
+
+    A plain broadcast multiply runs its inner loop over the last axis, slowly when that axis is
+    short. Here ``p`` is viewed as (merged head axes, a tail of at least ``_BROADCAST_BLOCK``
+    cells) and the factor is laid out over the tail once, a small array gathered with a cached
+    index, so every inner loop is a long contiguous one.
+    """
+    order, head_shape, factor_shape, tail_index = _broadcast_layout(tuple(shape), tuple(axes))
+    f = np.transpose(factor, order).reshape(factor_shape[0], -1)  # (head cells, tail cells)
+    if tail_index is not None:
+        f = np.take(f, tail_index, axis=1)  # C-ordered, unlike f[:, tail_index]
+    view = p.reshape(head_shape)
+    view *= f.reshape(factor_shape[1:])
+
+
+@functools.lru_cache(maxsize=512)
+def _broadcast_layout(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
+    """How :func:`_multiply` lays out a factor on ``axes`` (planned once per shape and axes):
+    the factor's transposition to domain order; the view of ``p`` (head runs, tail); the number
+    of head cells of the factor and the broadcastable shape of the laid-out factor; and for each
+    tail cell the index of its factor value among the tail's kept cells (``None`` when the tail
+    has no kept attribute: the factor is then constant along the tail)."""
+    kept = set(axes)
+    dims = [(n, a in kept) for a, n in enumerate(shape)]
+    j = _head_tail(dims, _BROADCAST_BLOCK)
+    head, tail = _runs(dims[:j]), _runs(dims[j:])
+    tail_size = math.prod(n for n, _ in tail)
+    head_cells = math.prod(n for n, k in head if k)
+    index = np.zeros([n for n, _ in tail], dtype=np.intp)
+    stride = 1
+    for r in reversed(range(len(tail))):  # the kept tail runs' flat index, C order
+        n, k = tail[r]
+        if k:
+            index += np.arange(n).reshape([n if i == r else 1 for i in range(len(tail))]) * stride
+            stride *= n
+    has_kept_tail = any(k for _, k in tail)
+    factor_shape = [n if k else 1 for n, k in head] + [tail_size if has_kept_tail else 1]
+    return (
+        tuple(np.argsort(axes)),
+        tuple(n for n, _ in head) + (tail_size,),
+        (head_cells, *factor_shape),
+        index.ravel() if has_kept_tail else None,
+    )
+
+
+#: Fixed cost of one reduction in numpy, in cells read (a call costs about as much as reading
+#: this many cells): it keeps the sharing plan from splitting work into too many tiny tables.
+_CALL_COST = 2**14
+
+_UNPLANNED = object()
+
+
+class _SharingPlan:
+    """Which tables :meth:`MarginalWorkload._tables` computes, and from what.
+
+    ``tables`` lists the cached tables, largest first, and ``marginals`` the marginals, each as
+    ``(source, source shape, axes in the source)``: ``source`` is the index of an earlier cached
+    table, or -1 for the histogram itself. A cached table's axes are its attributes in domain
+    order.
+    """
+
+    def __init__(self, tables: list, marginals: list, cost: int):
+        self.tables, self.marginals, self.cost = tables, marginals, cost
+
+    @classmethod
+    def best(cls, shape: Sequence[int], marginal_axes: Sequence[Sequence[int]]):
+        """The cheapest plan over 1 to 6 blocks, or ``None`` if none beats the direct one."""
+        size = math.prod(shape)
+        direct = len(marginal_axes) * (size + _CALL_COST)
+        used = sorted(set().union(*map(set, marginal_axes)))
+        counts = range(1, min(6, len(used)) + 1)
+        plans = [cls.cover(shape, marginal_axes, _blocks(used, shape, b)) for b in counts]
+        best = min(plans, key=lambda plan: plan.cost, default=None)
+        return best if best is not None and best.cost < direct else None
+
+    @classmethod
+    def cover(cls, shape: Sequence[int], marginal_axes, blocks: list[tuple[int, ...]]):
+        """The plan reading each marginal off the union of the blocks it touches."""
+        size = math.prod(shape)
+        block_of = {a: i for i, block in enumerate(blocks) for a in block}
+        touched = [frozenset(block_of[a] for a in axes) for axes in marginal_axes]
+        attrs = {t: tuple(sorted(a for i in t for a in blocks[i])) for t in set(touched)}
+        cells = {t: math.prod(shape[a] for a in attrs[t]) for t in attrs}
+        keys = sorted((t for t in attrs if cells[t] < size), key=lambda t: -cells[t])
+        position = {t: i for i, t in enumerate(keys)}
+        held = [attrs[t] for t in keys] + [tuple(range(len(shape)))]  # [-1]: p itself
+        held_shape = [tuple(shape[a] for a in h) for h in held]
+        held_index = [{a: i for i, a in enumerate(h)} for h in held]
+
+        def step(source: int, wanted: Sequence[int]) -> tuple:
+            return source, held_shape[source], tuple(held_index[source][a] for a in wanted)
+
+        tables, marginals, cost = [], [], 0
+        for i, t in enumerate(keys):  # from the smallest larger table holding its blocks, or p
+            source = next((j for j in reversed(range(i)) if t <= keys[j]), -1)
+            tables.append(step(source, attrs[t]))
+            cost += (cells[keys[source]] if source >= 0 else size) + _CALL_COST
+        for t, axes in zip(touched, marginal_axes):  # from the table of its blocks, or p
+            source = position.get(t, -1)
+            marginals.append(step(source, axes))
+            cost += (cells[t] if source >= 0 else size) + _CALL_COST
+        return cls(tables, marginals, cost)
+
+
+def _blocks(used: Sequence[int], shape: Sequence[int], b: int) -> list[tuple[int, ...]]:
+    """Cut the attributes ``used`` (in order) into at most ``b`` consecutive blocks of about
+    equal numbers of cells (equal log sizes)."""
+    logs = np.cumsum([math.log(shape[a]) for a in used])
+    total = logs[-1] if len(used) else 0.0
+    cut = [min(b - 1, int(b * (x - 1e-9) / total)) if total > 0 else 0 for x in logs]
+    return [tuple(a for a, c in zip(used, cut) if c == i) for i in range(b) if i in cut]
 
 
 def random_queries(

@@ -132,7 +132,7 @@ def smalldb(
     if budget is not None:
         budget.charge(epsilon, label=f"SmallDB (exponential mechanism over {count:,} databases)")
     candidates = small_databases(data.domain.size, m)
-    true = workload.answer(data.histogram())
+    true = workload._answer(data.histogram())
     u = scores(candidates, workload.matrix(), true)
     chosen = exponential(u, sensitivity=1 / data.n, epsilon=epsilon, rng=gen)
     synthetic = candidates[chosen]
@@ -144,7 +144,7 @@ def smalldb(
         f"score sensitivity 1/n = 1/{data.n})",
     }
     trace = [Round(1, query=None, max_error=float(-u[chosen]), epsilon_spent=epsilon)]
-    return Result(synthetic, workload.answer(synthetic), trace, info=info)
+    return Result(synthetic, workload._answer(synthetic), trace, info=info)
 
 
 def audit_sampler(workload: Workload, *, epsilon: float, alpha: float, m: int | None = None):
@@ -156,7 +156,7 @@ def audit_sampler(workload: Workload, *, epsilon: float, alpha: float, m: int | 
     def sampler(data: Dataset, rng: np.random.Generator, size: int) -> np.ndarray:
         _, m_used, _ = _prepared(data, workload, alpha, m)
         candidates = small_databases(data.domain.size, m_used)
-        u = scores(candidates, workload.matrix(), workload.answer(data.histogram()))
+        u = scores(candidates, workload.matrix(), workload._answer(data.histogram()))
         return exponential(u, sensitivity=1 / data.n, epsilon=epsilon, rng=rng, size=size)
 
     return sampler

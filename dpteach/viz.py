@@ -485,4 +485,6 @@ def explorable(
         alt=alt,
         **{name: grid[name] for name in controls},
     )
-    return Explorable(widgets.interactive_figure(draw, **controls), static)
+    live = widgets.interactive_figure(draw, **controls)
+    live.add_class("dpteach-explorable")  # how a test (or a reader's CSS) finds the main figure
+    return Explorable(live, static)

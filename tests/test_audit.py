@@ -38,7 +38,8 @@ POSITIVE = [
     ("laplace (safe, the default)", laplace_sampler(), 0.0, 1.0, 1.0, 0.0, 100_000, "scalar"),
     # passes, yet is not eps-DP (see the floating-point test below): a pass proves nothing
     ("naive laplace", laplace_sampler(safe=False), 0.0, 1.0, 1.0, 0.0, 100_000, "scalar"),
-    ("gaussian (delta-test)", gaussian_sampler(1.0, 1e-5), 0.0, 1.0, 1.0, 1e-5, 1_000_000, "scalar"),
+    ("gaussian (safe, the default; delta-test)", gaussian_sampler(1.0, 1e-5), 0.0, 1.0, 1.0, 1e-5, 1_000_000, "scalar"),
+    ("naive gaussian", gaussian_sampler(1.0, 1e-5, safe=False), 0.0, 1.0, 1.0, 1e-5, 200_000, "scalar"),
     ("exponential", exponential_sampler(), U, U_PRIME, 1.0, 0.0, 100_000, "discrete"),
     ("AboveThreshold, x-shape", sparse_sampler(dp.AboveThreshold), *X_SHAPE, 1.0, 0.0, 20_000, "discrete"),
     ("Sparse c=3, alternating", sparse_sampler(dp.Sparse, cutoff=3), *ALTERNATING, 1.0, 0.0, 20_000, "discrete"),
@@ -61,7 +62,7 @@ def test_mechanisms_pass_their_audit(name, sampler, d, d_prime, epsilon, delta, 
 NEGATIVE = [
     ("laplace, half the scale", broken.laplace_scaled(0.5), 0.0, 1.0, 1.0, 0.0, 100_000, "scalar"),
     ("laplace, scale / 1.2", broken.laplace_scaled(1 / 1.2), 0.0, 1.0, 1.0, 0.0, 10_000, "scalar"),
-    ("gaussian, sigma / 2", broken.gaussian_scaled(0.5, dp.gaussian_sigma(1.0, 1.0, 1e-5)), 0.0, 1.0, 1.0, 1e-5, 50_000, "scalar"),
+    ("gaussian, sigma / 2", broken.gaussian_scaled(0.5, dp.gaussian_sigma(1.0, 1.0, 1e-5, safe=False)), 0.0, 1.0, 1.0, 1e-5, 50_000, "scalar"),
     ("exponential without the 2", broken.exponential_without_two(), U, U_PRIME, 1.0, 0.0, 100_000, "discrete"),
     ("SVT: no query noise (Stoddard)", broken.sparse_vector("stoddard"), [0, 1], [1, 0], 1.0, 0.0, 100_000, "discrete"),
     ("SVT: no cutoff (Chen)", broken.sparse_vector("chen", encode="count"), np.zeros(30), np.ones(30), 1.0, 0.0, 100_000, "discrete"),
@@ -171,6 +172,56 @@ def test_naive_laplace_leaks_through_floating_point_and_the_safe_one_does_not():
     assert all(_possible_from(y, 1.0) for y in safe)
     g = dp.mechanisms.grid_spacing(1.0, 1.0, k=safe.size)
     assert np.all(np.mod(safe, g) == 0) and np.all(np.mod(safe - 1.0, g) == 0)
+
+
+def test_naive_gaussian_leaks_through_floating_point_and_the_safe_one_does_not():
+    naive = dp.gaussian(np.zeros(2000), sensitivity=1.0, epsilon=1.0, delta=1e-6, rng=7, safe=False)
+    assert sum(not _possible_from(y, 1.0) for y in naive) > 100
+    safe = dp.gaussian(np.zeros(2000), sensitivity=1.0, epsilon=1.0, delta=1e-6, rng=7)
+    assert all(_possible_from(y, 1.0) for y in safe)
+    g = dp.mechanisms._noise.gauss_grid(1.0, dp.gaussian_sigma(1.0, 1.0, 1e-6), safe.size).spacing
+    assert np.all(np.mod(safe, g) == 0) and np.all(np.mod(safe - 1.0, g) == 0)
+
+
+# --- ERM output perturbation ------------------------------------------------------------------
+
+ERM_X = np.array([[1.0], [1.0]])
+ERM_D, ERM_D_PRIME = (ERM_X, np.array([1.0, 1.0])), (ERM_X, np.array([1.0, -1.0]))
+
+
+def _erm_sampler(epsilon: float):
+    from dpteach import erm
+
+    return repeat(lambda data, rng: erm.output_perturbation(
+        *data, lam=1.0, epsilon=epsilon, rng=rng)[0])  # fmt: skip
+
+
+@pytest.fixture
+def cached_minimizer(monkeypatch):
+    """The minimiser is a deterministic function of the data: memoise it so that the audit
+    draws thousands of releases of :func:`erm.output_perturbation` in seconds."""
+    from dpteach import erm
+
+    cache, solve = {}, erm.minimizer
+
+    def memo(x, y, *, lam):
+        key = (np.asarray(x).tobytes(), np.asarray(y).tobytes(), lam)
+        if key not in cache:
+            cache[key] = solve(x, y, lam=lam)
+        return cache[key].copy()
+
+    monkeypatch.setattr(erm, "minimizer", memo)
+
+
+@pytest.mark.usefixtures("cached_minimizer")
+def test_erm_output_perturbation_passes_its_audit_and_an_overspending_one_is_caught():
+    """n = 2, d = 1, lam = 1: flipping one label moves theta* by 0.40 (the bound 2/(n lam) is 1).
+    The safe release at eps = 1 passes; the same code run at eps = 6 while claiming 1 (privacy
+    loss 0.40 * 6 = 2.4) is flagged."""
+    result = audit(_erm_sampler(1.0), ERM_D, ERM_D_PRIME, epsilon=1.0, samples=3_000, rng=9)
+    assert not result.flagged, result
+    broken_erm = audit(_erm_sampler(6.0), ERM_D, ERM_D_PRIME, epsilon=1.0, samples=3_000, rng=9)
+    assert broken_erm.flagged, broken_erm
 
 
 def test_clopper_pearson_covers_at_the_stated_level():

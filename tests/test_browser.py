@@ -37,6 +37,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+CHAPTER_NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9A]*_*.ipynb"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -150,6 +151,7 @@ def live_page(browser):
 
 def _drag_slider(pg, slider) -> None:
     """Drag a noUiSlider (ipywidgets 8) handle a third of its track to the right, by mouse."""
+    slider.scroll_into_view_if_needed()
     handle = slider.locator(".noUi-handle").first
     track = slider.locator(".noUi-target").first.bounding_box()
     box = handle.bounding_box()
@@ -180,6 +182,17 @@ def draw(epsilon):
 epsilon = widgets.log_slider("ε", 1.0, 0.1, 10)
 viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=epsilon)
 """
+
+
+def _chapter_notebooks(folder: Path) -> None:
+    """Copies of the chapters without their saved outputs: whatever the test sees, it ran."""
+    for name in CHAPTER_NOTEBOOKS:
+        nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+        nb.metadata.pop("widgets", None)
+        nbformat.write(nb, folder / f"{name}.ipynb")
 
 
 def _slider_notebook(folder: Path) -> None:
@@ -224,6 +237,11 @@ def lab_url(tmp_path_factory):
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (the browser extra)")
     folder = tmp_path_factory.mktemp("lab")
     _slider_notebook(folder)
+    _chapter_notebooks(folder)
+    # Render every cell (JupyterLab 4 otherwise windows long notebooks: off-screen cells hidden).
+    settings = folder / ".settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     port = _free_port()
     yield from _server(
         [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--allow-root",
@@ -237,11 +255,12 @@ def lab_url(tmp_path_factory):
     )  # fmt: skip
 
 
-def _figure_changes_when_dragged(pg, output: str) -> None:
+def _figure_changes_when_dragged(pg, output: str, scope: str = "", timeout=120_000) -> None:
+    """Drag the first slider (within ``scope``) and wait for the figure in ``output`` to change."""
     figure = pg.locator(f"{output} img").first
-    figure.wait_for(timeout=120_000)
+    figure.wait_for(state="attached", timeout=timeout)
     before = figure.get_attribute("src")
-    _drag_slider(pg, pg.locator(".widget-slider").first)
+    _drag_slider(pg, pg.locator(f"{scope} .widget-slider".strip()).first)
     pg.wait_for_function(
         "([sel, src]) => { const img = document.querySelector(sel);"
         " return img && img.getAttribute('src') !== src; }",
@@ -257,11 +276,15 @@ def test_slider_redraws_figure_in_voila(live_page, voila_url):
     # (Voilà's own page asks a CDN for an icon font; the website tests below check offline use.)
 
 
+def _open_when_idle(page, url: str) -> None:
+    """Open a notebook in JupyterLab and wait until its kernel is connected and idle."""
+    page.goto(url, timeout=120_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+
+
 def test_slider_redraws_figure_in_jupyterlab(live_page, lab_url):
     page = live_page
-    page.goto(lab_url + "lab/tree/slider.ipynb", timeout=120_000)
-    # Run the notebook once its kernel is connected and idle.
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    _open_when_idle(page, lab_url + "lab/tree/slider.ipynb")
     prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
     for _ in range(5):  # a key pressed while the notebook is still settling can be lost
         page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").first.click()
@@ -274,6 +297,39 @@ def test_slider_redraws_figure_in_jupyterlab(live_page, lab_url):
     assert page.locator(".dpteach-static").count() == 0, "JupyterLab should show the live widget"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / "jupyterlab-widget.png")
+
+
+@pytest.mark.parametrize("name", CHAPTER_NOTEBOOKS)
+def test_each_chapter_main_widget_is_live_in_jupyterlab(live_page, lab_url, name):
+    """Open the chapter in JupyterLab, run all its cells, drag the main widget's first slider:
+    its figure is redrawn by the kernel (the live version of the website's precomputed one)."""
+    page = live_page
+    _open_when_idle(page, lab_url + f"lab/workspaces/{name}/tree/{name}.ipynb?reset")  # alone
+    started = (
+        "() => [...document.querySelectorAll('.jp-InputPrompt')]"
+        ".some(p => /\\[[*0-9]/.test(p.textContent))"
+    )
+    for _ in range(3):  # a menu opened while the notebook is still settling can be lost
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        with contextlib.suppress(sync_api.TimeoutError):
+            page.wait_for_function(started, timeout=20_000)
+            break
+    main = ".dpteach-explorable"
+    try:
+        _figure_changes_when_dragged(page, f"{main} .widget-output", main, timeout=300_000)
+    except Exception:
+        page.screenshot(path=SCREENSHOTS / f"jupyterlab-{name}-failed.png", full_page=True)
+        raise
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=300_000)
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    tracebacks = [e for e in errors.all_text_contents() if "Traceback" in e or "Error" in e]
+    assert tracebacks == [], f"{name}: a cell failed in JupyterLab: {tracebacks[:1]}"
+    page.screenshot(path=SCREENSHOTS / f"jupyterlab-{name}.png")
+    page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()  # free the CPU
+    page.locator(".lm-Menu-itemLabel", has_text="Shut Down Kernel").first.click()
+    with contextlib.suppress(sync_api.TimeoutError):  # the confirmation, where Lab asks for one
+        page.locator(".jp-Dialog-button.jp-mod-accept").click(timeout=5_000)
 
 
 # --- The built website ---------------------------------------------------------------------

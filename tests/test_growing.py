@@ -301,7 +301,7 @@ def test_erm_features_and_sensitivity_of_the_minimiser():
     assert erm.excess_risk(theta, x, y, lam=lam) == pytest.approx(0.0, abs=1e-12)
 
 
-def test_erm_output_noise_radius_is_gamma_distributed():
+def test_erm_safe_output_noise_is_laplace_of_the_l1_sensitivity():
     from scipy import stats
 
     from dpteach import erm
@@ -311,6 +311,31 @@ def test_erm_output_noise_radius_is_gamma_distributed():
     gen = np.random.default_rng(1)
     noise = np.array(
         [erm.output_perturbation(x, y, lam=1.0, epsilon=0.5, rng=gen) - theta for _ in range(2000)]
+    )
+    # L1 sensitivity sqrt(d) * 2/(n lam) = sqrt(2) * 2/2; Laplace scale that / eps (+ <= 0.1 %)
+    scale = math.sqrt(2) * 1.0 / 0.5
+    for b in noise.T:
+        assert stats.kstest(b, stats.laplace(scale=scale).cdf).pvalue > 1e-4
+        assert stats.kstest(b, stats.laplace(scale=1.3 * scale).cdf).pvalue < 1e-4
+    # the released values lie on the safe Laplace grid (floating-point safe)
+    g = dp.mechanisms.grid_spacing(math.sqrt(2), 0.5, k=2)
+    released = erm.output_perturbation(x, y, lam=1.0, epsilon=0.5, rng=3)
+    assert np.all(np.mod(released, g) == 0)
+
+
+def test_erm_naive_output_noise_radius_is_gamma_distributed():
+    from scipy import stats
+
+    from dpteach import erm
+
+    x, y = np.array([[0.6, 0.8], [1.0, 0.0]]), np.array([1.0, -1.0])
+    theta = erm.minimizer(x, y, lam=1.0)
+    gen = np.random.default_rng(1)
+    noise = np.array(
+        [
+            erm.output_perturbation(x, y, lam=1.0, epsilon=0.5, rng=gen, safe=False) - theta
+            for _ in range(2000)
+        ]
     )
     radii = np.linalg.norm(noise, axis=1)
 

@@ -17,7 +17,18 @@ import numpy as np
 import pytest
 
 import dpteach as dp
-from dpteach import audit, baselines, iterative, median, mw, privacy, results, theory
+from dpteach import (
+    audit,
+    baselines,
+    erm,
+    iterative,
+    median,
+    mw,
+    privacy,
+    projection,
+    results,
+    theory,
+)
 
 DOM = dp.Domain({"a": 2, "b": 3})
 OTHER = dp.Domain({"c": 3, "d": 2})  # same size, a different universe
@@ -27,6 +38,7 @@ P = DATA.histogram()
 Q = dp.MarginalWorkload.all_kway(DOM, 1)
 Q_OTHER = dp.MarginalWorkload.all_kway(OTHER, 1)
 ONE = dp.Domain({"only": 1})
+ERM_X, ERM_Y = np.array([[0.6, 0.8], [1.0, 0.0]]), np.array([1.0, -1.0])
 
 
 def raises(error, match):
@@ -211,7 +223,8 @@ CASES = [
     ("learn, workload None", lambda: mw.learn(P, None, alpha=0.3), raises(TypeError, "workload")),
     # --- budgets ------------------------------------------------------------------------------
     ("laplace charged to a zCDP budget", lambda: _spent_rho(lambda b: lap(budget=b)), ok(lambda r: r == pytest.approx(0.5))),
-    ("gaussian charged to a zCDP budget", lambda: _spent_rho(lambda b: gauss(budget=b)), ok(lambda r: r == pytest.approx(1 / (2 * dp.gaussian_sigma(1, 1, 1e-5) ** 2)))),
+    ("gaussian charged to a zCDP budget", lambda: _spent_rho(lambda b: gauss(budget=b)), ok(lambda r: dp.privacy.zcdp_rho_for(1, 1e-5) * (1 - 1e-3) <= r <= dp.privacy.zcdp_rho_for(1, 1e-5))),
+    ("naive gaussian charged to a zCDP budget", lambda: _spent_rho(lambda b: gauss(budget=b, safe=False)), ok(lambda r: r == pytest.approx(1 / (2 * dp.gaussian_sigma(1, 1, 1e-5, safe=False) ** 2)))),
     ("exponential charged to a zCDP budget", lambda: _spent_rho(lambda b: expo(budget=b)), ok(lambda r: r == pytest.approx(0.5))),
     ("approximate sparse to a zCDP budget", lambda: sparse(delta=1e-6, epsilon=0.5, budget=dp.ZCDPBudget(10)), raises(TypeError, "zCDP")),
     ("mwem charged to a zCDP budget", lambda: _spent_rho(lambda b: run_mwem(budget=b)), ok(lambda r: r == pytest.approx(0.5))),
@@ -251,12 +264,16 @@ CASES = [
     ("laplace safe a string", lambda: lap(safe="yes"), raises(TypeError, "safe")),
     ("laplace list of strings", lambda: lap(["a"]), raises(TypeError, "value")),
     ("laplace inf value", lambda: lap(math.inf), raises(ValueError, "value")),
-    ("laplace huge value is clamped, finite", lambda: lap(1e300), ok(finite)),
+    ("laplace huge value is released, not clamped", lambda: lap(1e300), ok(lambda r: r == 1e300)),
     ("gaussian empty", lambda: gauss([]).shape, ok(lambda r: r == (0,))),
     ("gaussian numpy delta", lambda: gauss(delta=np.float64(1e-5)), ok(finite)),
     # as eps -> 0 the analytic sigma tends to the (0, delta) calibration 2 Phi(1/(2 s)) - 1 = delta
-    ("gaussian_sigma tiny epsilon", lambda: dp.gaussian_sigma(1.0, 1e-300, 1e-5), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(2 * math.pi)), rel=1e-6))),
-    ("gaussian_sigma subnormal epsilon", lambda: dp.gaussian_sigma(1.0, 5e-324, 1e-5), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(2 * math.pi)), rel=1e-6))),
+    ("gaussian_sigma tiny epsilon", lambda: dp.gaussian_sigma(1.0, 1e-300, 1e-5, safe=False), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(2 * math.pi)), rel=1e-6))),
+    ("gaussian_sigma subnormal epsilon", lambda: dp.gaussian_sigma(1.0, 5e-324, 1e-5, safe=False), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(2 * math.pi)), rel=1e-6))),
+    # the discrete Gaussian's calibration (zCDP, CKS conversion): at eps -> 0, delta = sqrt(2 rho / e)
+    ("discrete gaussian_sigma tiny epsilon", lambda: dp.gaussian_sigma(1.0, 1e-300, 1e-5), ok(lambda r: r == pytest.approx(1 / (1e-5 * math.sqrt(math.e)), rel=1e-6))),
+    ("discrete gaussian tiny epsilon", lambda: gauss(epsilon=1e-300), ok(finite)),
+    ("discrete gaussian sigma too large for the sampler", lambda: gauss(epsilon=1e-300, delta=1e-9), raises(ValueError, "too large")),
     ("gaussian_sigma beyond the doubles", lambda: dp.gaussian_sigma(1e308, 1.0, 1e-5), raises(ValueError, "sigma")),
     ("gaussian_sigma classic tiny epsilon", lambda: dp.gaussian_sigma(1.0, 1e-308, 1e-5, calibration="classic"), raises(ValueError, "epsilon")),
     ("gaussian_sigma huge epsilon", lambda: dp.gaussian_sigma(1.0, 1e6, 1e-5), ok(lambda r: 0 < r < 1e-3)),
@@ -327,6 +344,55 @@ CASES = [
     ("kl of lists", lambda: results.kl_divergence(P.tolist(), np.full(6, 1 / 6).tolist()), ok(lambda r: r > 0)),
     ("trace column unknown", lambda: run_mwem().column("privacy"), raises(ValueError, "name")),
     ("trace marks non-private fields", lambda: dp.results.Round.NON_PRIVATE, ok(lambda r: {"max_error", "potential"} <= set(r))),
+    # --- the floating-point-safe Gaussian, ERM output perturbation (this session) ------------
+    ("gaussian bool value", lambda: gauss(True), ok(finite)),
+    ("gaussian 2-d value keeps its shape", lambda: gauss(np.zeros((3, 4))).shape, ok(lambda r: r == (3, 4))),
+    ("gaussian complex value", lambda: gauss(1j), raises(TypeError, "value")),
+    ("gaussian string delta", lambda: gauss(delta="1e-5"), raises(TypeError, "delta")),
+    ("gaussian delta 1", lambda: gauss(delta=1.0), raises(ValueError, "delta")),
+    ("gaussian float seed", lambda: gauss(rng=1.5), raises(TypeError, "rng")),
+    ("gaussian safe a string", lambda: gauss(safe="no"), raises(TypeError, "safe")),
+    ("gaussian huge sensitivity (was an OverflowError after charging)", lambda: gauss(sensitivity=1e300), ok(finite)),
+    ("gaussian value near the top of the doubles is not clamped", lambda: gauss(1.7e308, sensitivity=1e300), ok(lambda r: 1.69e308 < r < 1.71e308)),
+    ("laplace huge sensitivity (was an OverflowError after charging)", lambda: lap(sensitivity=1e300), ok(finite)),
+    ("laplace values near the top of the doubles", lambda: lap(np.array([1e308, -1e308]), sensitivity=1e300), ok(lambda r: abs(r[0] - 1e308) < 1e301 and abs(r[1] + 1e308) < 1e301)),
+    ("gaussian tiny sensitivity (was clamped to 8e-286)", lambda: gauss(sensitivity=1e-300), ok(lambda r: abs(r - 0.5) < 1e-290)),
+    ("laplace tiny sensitivity (was clamped to 8e-286)", lambda: lap(sensitivity=1e-300), ok(lambda r: abs(r - 0.5) < 1e-290)),
+    ("sparse on a value beyond int64 grid steps", lambda: dp.Sparse(0.0, sensitivity=1e-300, epsilon=1, rng=0).test(1.0), ok(lambda r: r is True)),
+    ("numeric sparse answers a huge value exactly", lambda: dp.NumericSparse(0.0, sensitivity=1.0, epsilon=1, rng=0).test(1e300), ok(lambda r: r == 1e300)),
+    ("gaussian huge epsilon", lambda: gauss(epsilon=1e6), ok(lambda r: abs(r - 0.5) < 0.01)),
+    ("gaussian a million coordinates", lambda: gauss(np.zeros(10**6)).std(), ok(lambda r: r == pytest.approx(dp.gaussian_sigma(1, 1, 1e-5), rel=0.01))),
+    ("gaussian_sigma numpy scalars", lambda: dp.gaussian_sigma(np.float32(1), np.int64(1), np.float64(1e-5)), ok(lambda r: r == dp.gaussian_sigma(1.0, 1.0, 1e-5))),
+    ("zcdp_delta negative rho", lambda: privacy.zcdp_delta(-1, 1), raises(ValueError, "rho")),
+    ("zcdp_delta nan rho", lambda: privacy.zcdp_delta(float("nan"), 1), raises(ValueError, "rho")),
+    ("zcdp_delta rho 0", lambda: privacy.zcdp_delta(0.0, 1.0), ok(lambda r: r == 0)),
+    ("zcdp_delta tighter than Bun-Steinke", lambda: privacy.zcdp_delta(0.1, privacy.zcdp_to_approx_dp(0.1, 1e-6)), ok(lambda r: 0 < r < 1e-6)),
+    ("zcdp_rho_for delta 0", lambda: privacy.zcdp_rho_for(1, 0), raises(ValueError, "delta")),
+    ("zcdp_rho_for a string", lambda: privacy.zcdp_rho_for("1", 1e-5), raises(TypeError, "epsilon")),
+    ("zcdp_rho_for huge epsilon", lambda: privacy.zcdp_rho_for(1e6, 1e-5), ok(lambda r: 0.99e6 < r < 1e6)),
+    ("erm nan features", lambda: erm.output_perturbation([[np.nan, 0.0]], [1.0], lam=1, epsilon=1, rng=0), raises(ValueError, "finite")),
+    ("erm 0/1 labels", lambda: erm.output_perturbation(ERM_X, [0.0, 1.0], lam=1, epsilon=1, rng=0), raises(ValueError, "labels")),
+    ("erm lam 0", lambda: erm.output_perturbation(ERM_X, ERM_Y, lam=0, epsilon=1, rng=0), raises(ValueError, "lam")),
+    ("erm lam so small the noise is unrepresentable", lambda: erm.output_perturbation(ERM_X, ERM_Y, lam=1e-300, epsilon=1, rng=0), raises(ValueError, "too large")),
+    ("erm 1-d features", lambda: erm.output_perturbation([0.5, 0.2], ERM_Y, lam=1, epsilon=1, rng=0), raises(ValueError, "2-dimensional")),
+    ("erm labels a string", lambda: erm.output_perturbation(ERM_X, "ab", lam=1, epsilon=1, rng=0), raises(TypeError, "labels")),
+    ("erm safe an int", lambda: erm.output_perturbation(ERM_X, ERM_Y, lam=1, epsilon=1, rng=0, safe=1), raises(TypeError, "safe")),
+    ("erm features as lists", lambda: erm.output_perturbation([[0.6, 0.8], [1, 0]], [1, -1], lam=1, epsilon=1, rng=0).shape, ok(lambda r: r == (2,))),
+    ("erm features outside the unit ball", lambda: erm.output_perturbation(ERM_X * 2, ERM_Y, lam=1, epsilon=1, rng=0), raises(ValueError, "norm")),
+    ("erm no features (was: 'sensitivity must be > 0')", lambda: erm.output_perturbation(np.zeros((2, 0)), ERM_Y, lam=1, epsilon=1, rng=0), raises(ValueError, "column")),
+    ("erm excess risk of a wrong-length theta (was a numpy matmul error)", lambda: erm.excess_risk(np.zeros(3), ERM_X, ERM_Y, lam=1), raises(ValueError, "theta must have 2")),
+    ("erm objective of a wrong-length theta", lambda: erm.objective(np.zeros(1), ERM_X, ERM_Y, lam=1), raises(ValueError, "theta")),
+    ("erm box, non-binary label", lambda: erm.LogisticERMBox("b")(DATA, None, epsilon=1, beta=0.1, rng=0), raises(ValueError, "binary")),
+    ("erm box, unknown label", lambda: erm.LogisticERMBox("zz")(DATA, None, epsilon=1, beta=0.1, rng=0), raises(ValueError, "unknown attribute")),
+    ("erm same seed, same theta", lambda: np.array_equal(*(erm.output_perturbation(ERM_X, ERM_Y, lam=1, epsilon=1, rng=4) for _ in range(2))), ok(lambda r: r)),
+    ("gaussian_answers empty (was: 'sensitivity must be > 0')", lambda: baselines.gaussian_answers([], n=10, epsilon=1, delta=1e-5, rng=0), raises(ValueError, "answers must not be empty")),
+    ("laplace_answers empty", lambda: baselines.laplace_answers([], n=10, epsilon=1, rng=0), raises(ValueError, "answers must not be empty")),
+    ("gaussian_answers n a float", lambda: baselines.gaussian_answers([0.5], n=2.5, epsilon=1, delta=1e-5, rng=0), raises(TypeError, "n")),
+    ("projection mechanism, workload of another universe", lambda: projection.projection_mechanism(DATA, Q_OTHER, epsilon=1, delta=1e-5, rng=0), raises(ValueError, "universe")),
+    ("projection mechanism charged to a zCDP budget", lambda: _spent_rho(lambda b: projection.projection_mechanism(DATA, Q, epsilon=1, delta=1e-5, rng=0, budget=b)), ok(lambda r: 0 < r <= privacy.zcdp_rho_for(1, 1e-5))),
+    ("projection mechanism delta 0", lambda: projection.projection_mechanism(DATA, Q, epsilon=1, delta=0, rng=0), raises(ValueError, "delta")),
+    ("theory gaussian max error, enormous k", lambda: theory.gaussian_max_error(10**30, 10, 1, 1e-5), ok(lambda r: math.isfinite(r) and r > 1e15)),
+    ("theory sigma_eps_delta is the mechanism's", lambda: theory.sigma_eps_delta(1, 1e-6), ok(lambda r: r == dp.gaussian_sigma(1, 1, 1e-6) > dp.gaussian_sigma(1, 1, 1e-6, safe=False))),
 ]  # fmt: skip
 
 
@@ -367,6 +433,10 @@ REFUSALS = [
     ("laplace tiny epsilon", lambda b, g: dp.laplace(0.5, sensitivity=1, epsilon=1e-300, rng=g, budget=b), ValueError),
     ("laplace over budget", lambda b, g: dp.laplace(0.5, sensitivity=1, epsilon=5.0, rng=g, budget=b), dp.BudgetExceededError),
     ("gaussian sigma beyond doubles", lambda b, g: dp.gaussian(0.5, sensitivity=1e308, epsilon=1, delta=1e-5, rng=g, budget=b), ValueError),
+    ("gaussian sigma too large for the exact sampler", lambda b, g: dp.gaussian(np.zeros(4), sensitivity=1, epsilon=1e-300, delta=1e-9, rng=g, budget=b), ValueError),
+    ("gaussian safe not a bool", lambda b, g: dp.gaussian(0.5, sensitivity=1, epsilon=1, delta=1e-5, rng=g, budget=b, safe="yes"), TypeError),
+    ("gaussian_answers empty", lambda b, g: baselines.gaussian_answers([], n=10, epsilon=1, delta=1e-5, rng=g, budget=b), ValueError),
+    ("projection, workload of another universe", lambda b, g: projection.projection_mechanism(DATA, Q_OTHER, epsilon=1, delta=1e-5, rng=g, budget=b), ValueError),
     ("exponential overflowing scale", lambda b, g: dp.exponential([0, 1], sensitivity=1e-300, epsilon=1e300, rng=g, budget=b), ValueError),
     ("numeric sparse, delta and a large epsilon", lambda b, g: dp.NumericSparse(0.5, sensitivity=1, epsilon=100, delta=1e-6, rng=g, budget=b), ValueError),
     ("sparse huge cutoff", lambda b, g: dp.Sparse(0.5, sensitivity=1, epsilon=1, cutoff=10**15, rng=g, budget=b), ValueError),

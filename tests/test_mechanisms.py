@@ -52,18 +52,20 @@ def test_gaussian_noise_distribution(epsilon, calibration):
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 4.0])
 @pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-10])
 def test_analytic_sigma_is_the_smallest_private_sigma(epsilon, delta):
-    sigma = dp.gaussian_sigma(1.0, epsilon, delta)
+    sigma = dp.gaussian_sigma(1.0, epsilon, delta, safe=False)
     assert _analytic_delta(sigma, 1.0, epsilon) <= delta
     assert _analytic_delta(0.99 * sigma, 1.0, epsilon) > delta
     if epsilon < 1:
-        assert dp.gaussian_sigma(1.0, epsilon, delta, calibration="classic") >= sigma
+        assert dp.gaussian_sigma(1.0, epsilon, delta, calibration="classic", safe=False) >= sigma
+    # the default (discrete, floating-point-safe) mechanism's sigma is never below it
+    assert dp.gaussian_sigma(1.0, epsilon, delta) >= sigma
 
 
 @pytest.mark.parametrize(("epsilon", "delta"), [(0.5, 1e-5), (1.0, 1e-6), (2.0, 1e-4)])
 def test_analytic_delta_matches_the_privacy_loss_integral(epsilon, delta):
     """delta(sigma) = E[(1 - e^{eps - L})_+] for the privacy loss L ~ N(mu, 2 mu), mu = D^2/(2 s^2):
     integrate it numerically, independently of the closed form used by gaussian_sigma."""
-    sigma = dp.gaussian_sigma(1.0, epsilon, delta)
+    sigma = dp.gaussian_sigma(1.0, epsilon, delta, safe=False)
     mu = 1 / (2 * sigma**2)
     density = stats.norm(loc=mu, scale=math.sqrt(2 * mu)).pdf
     value, _ = integrate.quad(lambda x: (1 - math.exp(epsilon - x)) * density(x), epsilon, np.inf)
