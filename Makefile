@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: test lint book lab notebooks benchmarks pdf student sizes clean
+.PHONY: test lint book lab notebooks benchmarks chapter-benchmarks pdf student sizes clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,9 +56,14 @@ lab: $(VENV)/.lab-installed
 notebooks: $(VENV)/.test-installed
 	$(BIN)/python scripts/execute_notebooks.py
 
-## benchmarks: speed and accuracy tables
+## benchmarks: issue 15's targets (benchmarks/bench_*.py): one table, benchmarks/results.json, BENCHMARKS.md
 benchmarks: $(VENV)/.test-installed
-	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+	$(BIN)/python benchmarks/run_all.py
+
+## chapter-benchmarks: the chapters' own speed and accuracy tables (the other benchmarks/*.py)
+chapter-benchmarks: $(VENV)/.test-installed
+	for b in $(filter-out benchmarks/bench_% benchmarks/run_all.py,$(wildcard benchmarks/*.py)); do \
+		$(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf _build web_assets .pytest_cache

@@ -11,6 +11,8 @@ ipywidgets version in Jupyter and the static one in the book, from the same draw
 
 from __future__ import annotations
 
+import contextvars
+import io
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -67,10 +69,16 @@ def use_style() -> None:
 
 
 def subplots(ncols: int = 1, nrows: int = 1, **kwargs):
-    """``plt.subplots`` in the book's style, with a constrained layout."""
+    """``plt.subplots`` in the book's style, with a constrained layout.
+
+    Inside :meth:`FrameRenderer.render` it draws on the renderer's one reused figure instead.
+    """
     with mpl.rc_context(STYLE):
         width, height = STYLE["figure.figsize"]
         kwargs.setdefault("figsize", (width * min(ncols, 2) * 0.85 + 1.2 * (ncols > 2), height))
+        renderer = _RENDERER.get()
+        if renderer is not None:
+            return renderer._subplots(nrows, ncols, **kwargs)
         return plt.subplots(nrows, ncols, layout="constrained", **kwargs)
 
 
@@ -176,6 +184,9 @@ def histogram_animation(
                 marker.set_xdata([t, t])
             return bars
 
+        title.set_text(f"round t = {rounds[-1]}")  # room for the title, then lay out once:
+        fig.canvas.draw()  # only heights, the title's number and a marker move between frames,
+        fig.set_layout_engine("none")  # so every frame keeps that layout (no relayout per frame)
         anim = animation.FuncAnimation(fig, update, frames=rounds, interval=interval)
         html = anim.to_jshtml(default_mode="once")
         plt.close(fig)
@@ -227,30 +238,82 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def _render_png(draw, values: dict, *, dpi: int, colors: int | None) -> bytes:
-    """``draw(**values)`` to PNG bytes at ``dpi``, quantised to a ``colors`` palette (Pillow)."""
-    import io
+#: The :class:`FrameRenderer` whose figure :func:`subplots` reuses while it renders a frame.
+_RENDERER: contextvars.ContextVar[FrameRenderer | None] = contextvars.ContextVar(
+    "dpteach_renderer", default=None
+)
 
-    from PIL import Image
 
-    before = set(plt.get_fignums())
-    with mpl.rc_context(STYLE):
-        draw(**values)
+class FrameRenderer:
+    """Renders ``draw(**values)`` to PNG bytes, frame after frame, on one reused figure.
+
+    Every figure a drawing function makes with :func:`subplots` is drawn on the renderer's own
+    Agg figure (cleared first, not registered with pyplot), so the figure, its canvas and its
+    renderer (with their text-layout and mathtext caches) are made once, not once per frame:
+    the slider positions of :func:`static_figure` and every move of a live widget
+    (:func:`dpteach.widgets.interactive_figure`) use one. A draw that calls ``plt.subplots``
+    still works (its figure is rendered and closed). The image is taken at ``dpi`` (the
+    figure's own size, no tight-bbox pass) from the canvas's pixels and encoded once as PNG by
+    Pillow; with ``colors``, quantised first to a palette of that many colours (median cut, which
+    keeps the few colours of a plot exact; no dithering) and optimised.
+    """
+
+    def __init__(self, *, dpi: int = 100, colors: int | None = None):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        with mpl.rc_context(STYLE):
+            self.figure = Figure(dpi=dpi)
+        FigureCanvasAgg(self.figure)
+        self.dpi, self.colors, self._made = dpi, colors, 0
+
+    def _subplots(self, nrows: int, ncols: int, *, figsize, **kwargs):
+        self._made += 1
+        fig = self.figure
+        fig.clear()  # and undo what a previous frame may have changed on the figure itself
+        fig.set_size_inches(figsize)
+        fig.set_dpi(self.dpi)
+        fig.set_facecolor(mpl.rcParams["figure.facecolor"])
+        fig.set_layout_engine("constrained")
+        return fig, fig.subplots(nrows, ncols, **kwargs)
+
+    def render(self, draw: Callable[..., None], values: dict) -> bytes:
+        """``draw(**values)`` as PNG bytes; ``draw`` must make exactly one figure."""
+        before = set(plt.get_fignums())
+        self._made = 0
+        token = _RENDERER.set(self)
+        try:
+            with mpl.rc_context(STYLE):
+                draw(**values)
+        finally:
+            _RENDERER.reset(token)
         new = [n for n in plt.get_fignums() if n not in before]
-        if len(new) != 1:
+        if self._made + len(new) != 1:
             for n in new:
                 plt.close(n)
-            raise ValueError(f"draw must create exactly one figure; it created {len(new)}")
-        fig = plt.figure(new[0])
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=dpi)
-        plt.close(fig)
-    if colors is None:
-        return buf.getvalue()
-    image = Image.open(buf).convert("RGB").quantize(colors=colors, dither=0)
-    out = io.BytesIO()
-    image.save(out, format="png", optimize=True)
-    return out.getvalue()
+            raise ValueError(
+                f"draw must create exactly one figure; it created {self._made + len(new)}"
+            )
+        from PIL import Image
+
+        if new:  # a pyplot figure: saved as matplotlib saves it, then closed
+            fig, buf = plt.figure(new[0]), io.BytesIO()
+            with mpl.rc_context(STYLE):
+                fig.savefig(buf, format="png", dpi=self.dpi)
+            plt.close(fig)
+            image = Image.open(buf)
+        else:  # our Agg canvas: its pixels directly, no PNG encoded and decoded in between
+            canvas = self.figure.canvas
+            with mpl.rc_context(STYLE):
+                canvas.draw()
+            size = canvas.get_width_height(physical=True)
+            image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        image = image.convert("RGB")  # the figure is opaque
+        if self.colors is not None:
+            image = image.quantize(colors=self.colors, dither=Image.Dither.NONE)
+        out = io.BytesIO()
+        image.save(out, format="png", optimize=self.colors is not None)
+        return out.getvalue()
 
 
 class StaticFigure:
@@ -347,11 +410,12 @@ def static_figure(
         if not matches:
             raise ValueError(f"default {name}={value!r} is not in its grid {list(values)}")
         start.append(matches[0])
+    renderer = FrameRenderer(dpi=dpi, colors=colors)
     frames: list[bytes] = []
     seen: dict[bytes, int] = {}
     index = []
     for point in itertools.product(*grid.values()):
-        png = _render_png(draw, dict(zip(grid, point)), dpi=dpi, colors=colors)
+        png = renderer.render(draw, dict(zip(grid, point)))
         index.append(seen.setdefault(png, len(frames)))
         if index[-1] == len(frames):
             frames.append(png)

@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable
 
 import ipywidgets as widgets
-import matplotlib.pyplot as plt
 
 from . import _validate as check
 
@@ -83,25 +82,44 @@ def int_slider(
     )
 
 
+#: Resolution of the live widgets' figures (dots per inch of the figure's size).
+LIVE_DPI = 100
+
+
 def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidget) -> widgets.VBox:
     """A widget: ``controls`` above a figure drawn by ``draw(**values)``.
 
-    ``draw`` receives the current value of every control by name and draws with matplotlib
-    (``plt.subplots`` or :func:`dpteach.viz.subplots`); the figure is shown in an output area
-    that is redrawn whenever a control changes. The default figure is drawn immediately.
+    ``draw`` receives the current value of every control by name and draws one figure with
+    :func:`dpteach.viz.subplots` (or ``plt.subplots``); the figure is rendered to a PNG at
+    :data:`LIVE_DPI` by one :class:`dpteach.viz.FrameRenderer` (a figure reused from move to
+    move) and shown in an output area, replaced in one step whenever a control changes (an error
+    raised by ``draw`` after a move is shown there instead). The default figure is drawn
+    immediately (an error raised then propagates). ``box.redraw()`` draws again.
     """
+    import base64
+
+    from .viz import FrameRenderer
+
     if not controls:
         raise ValueError("controls must name at least one widget")
     out = widgets.Output()
+    renderer = FrameRenderer(dpi=LIVE_DPI)
 
-    def redraw(_change=None) -> None:
-        out.clear_output(wait=True)
-        with out:
-            draw(**{name: c.value for name, c in controls.items()})
-            plt.show()
+    def redraw(change=None) -> None:
+        try:
+            png = renderer.render(draw, {name: c.value for name, c in controls.items()})
+        except Exception as err:  # a slider move shows the error where the figure was
+            if change is None:
+                raise
+            text = f"{type(err).__name__}: {err}\n"
+            out.outputs = ({"output_type": "stream", "name": "stderr", "text": text},)
+            return
+        data = {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"}
+        out.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
 
     for control in controls.values():
         control.observe(redraw, names="value")
     redraw()
     box = widgets.VBox([widgets.HBox(list(controls.values())), out])
+    box.redraw = redraw
     return box

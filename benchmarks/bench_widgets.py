@@ -1,0 +1,197 @@
+"""Issue 15, target 6: every widget's callback, render included, at its defaults and across its
+sliders' ranges.
+
+Each notebook's widgets (``viz.explorable`` and ``widgets.interactive_figure`` calls) are
+captured by executing only the code cells they need (found by the names they use) with both
+factories patched to record the drawing function and its controls. Then the live widget is built
+(:func:`dpteach.widgets.interactive_figure`, no kernel needed) and timed as a reader feels it,
+draw and PNG render included: its redraw at the defaults (median of 3) and each move of one
+control, alone, to up to 5 positions over its range, then to the corner where every numeric
+slider is at its maximum. Positions are first visits in this process (no frame of the static grid
+was precomputed), so caches help only where a draw shares work with an earlier position.
+
+Usage: python benchmarks/bench_widgets.py [--quick]
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+FACTORIES = ("explorable", "interactive_figure")
+GOAL_MEDIAN, GOAL_MAX = 0.2, 0.4  # seconds
+
+
+@dataclass
+class Widget:
+    notebook: str
+    name: str
+    draw: object
+    controls: dict
+    grid: dict | None = None
+    times: dict = field(default_factory=dict)
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """The names a cell defines (assigns, defines, imports, takes as arguments) and the names it
+    reads without defining them."""
+    defined, used = set(), set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else defined).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return defined, used - defined - set(dir(builtins))
+
+
+def _code_cells(path: Path) -> list[str]:
+    cells = json.loads(path.read_text())["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+
+
+def _needed(cells: list[str], last: int) -> list[int]:
+    """Indices of the cells before ``last`` that define what ``last`` needs, transitively."""
+    needed, chosen = _names(cells[last])[1], [last]
+    for i in range(last - 1, -1, -1):
+        defined, used = _names(cells[i])
+        if defined & needed:
+            chosen.append(i)
+            needed = (needed - defined) | used
+    return sorted(chosen)
+
+
+def capture(path: Path) -> list[Widget]:
+    """The widgets of one notebook, with the state their drawing functions need."""
+    from dpteach import viz, widgets
+
+    cells = _code_cells(path)
+    found: list[Widget] = []
+
+    recording = []  # True while the widget's own cell runs (an earlier widget cell it needs
+    # may run first: its widget is recorded when its own turn comes)
+
+    def explorable(draw, *, grid, **kwargs):
+        controls = {k: v for k, v in kwargs.items() if k not in ("dpi", "alt")}
+        if recording[-1]:
+            found.append(Widget(path.stem, draw.__name__, draw, controls, grid))
+
+    def interactive_figure(draw, **controls):
+        if recording[-1]:
+            found.append(Widget(path.stem, draw.__name__, draw, controls))
+
+    originals = viz.explorable, widgets.interactive_figure
+    viz.explorable, widgets.interactive_figure = explorable, interactive_figure
+    quiet = contextlib.redirect_stdout(io.StringIO())  # the cells' prints
+    try:
+        with quiet:
+            for last, source in enumerate(cells):
+                if any(f"{f}(" in source for f in FACTORIES):
+                    namespace = {"__name__": "__main__"}
+                    for i in _needed(cells, last):
+                        recording.append(i == last)
+                        exec(compile(cells[i], f"{path.name}[{i}]", "exec"), namespace)
+    finally:
+        viz.explorable, widgets.interactive_figure = originals
+    return found
+
+
+def positions(control, count: int = 5) -> list:
+    """Up to ``count`` values spread over a control's range, its ends included."""
+    if hasattr(control, "options"):
+        return list(control.options)
+    if hasattr(control, "base"):  # FloatLogSlider
+        steps = round((control.max - control.min) / control.step)
+        picks = np.unique(np.linspace(0, steps, count).round().astype(int))
+        return [float(control.base ** (control.min + j * control.step)) for j in picks]
+    picks = np.unique(np.linspace(control.min, control.max, count).round())
+    return [int(control.min + (v - control.min) // control.step * control.step) for v in picks]
+
+
+def _timed(action) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def measure(widget: Widget, *, quick: bool = False) -> Widget:
+    """Time the live widget (:func:`dpteach.widgets.interactive_figure`) of ``widget``: its
+    redraw at the defaults, then each control moved alone over its range, then the corner."""
+    from dpteach import widgets
+
+    box = widgets.interactive_figure(widget.draw, **widget.controls)  # draws the default once
+    widget.times["default"] = [_timed(box.redraw) for _ in range(1 if quick else 3)]
+    if quick:
+        return widget
+    default = {name: c.value for name, c in widget.controls.items()}
+    sweep = []
+    for name, control in widget.controls.items():
+        for value in positions(control):
+            if value != default[name]:
+                sweep.append(_timed(lambda c=control, v=value: setattr(c, "value", v)))
+        control.value = default[name]
+    tops = {n: positions(c)[-1] for n, c in widget.controls.items() if not hasattr(c, "options")}
+    if len(tops) > 1:  # move all but the last one there (untimed), then time the last move
+        *first, (name, value) = tops.items()
+        for other, top in first:
+            widget.controls[other].value = top
+        sweep.append(_timed(lambda: setattr(widget.controls[name], "value", value)))
+    widget.times["sweep"] = sweep
+    return widget
+
+
+def run(quick: bool = False) -> list[dict]:
+    paths = (
+        [NOTEBOOKS / "A_privacy_auditing.ipynb"]
+        if quick
+        else sorted(NOTEBOOKS.glob("[0-9A-Z]*.ipynb"))
+    )
+    rows = []
+    for path in paths:
+        for widget in capture(path):
+            measure(widget, quick=quick)
+            default, default_cpu = np.median(widget.times["default"], axis=0)
+            sweep = [wall for wall, _ in widget.times.get("sweep", [])]
+            worst = max([default, *sweep])
+            rows.append({
+                "target": "6 widgets",
+                "measure": f"{widget.notebook} {widget.name}: callback + render at the defaults "
+                           f"(median of {len(widget.times['default'])})",
+                "value": float(default), "unit": "s", "goal": f"<= {GOAL_MEDIAN} s",
+                "met": bool(default <= GOAL_MEDIAN),
+                "notes": f"CPU {default_cpu:.3f} s" + ("" if quick else
+                         f"; {len(sweep)} other positions: min {min(sweep):.3f}, median "
+                         f"{np.median(sweep):.3f}, max {max(sweep):.3f} s"),
+            })  # fmt: skip
+            if sweep:
+                rows.append({
+                    "target": "6 widgets",
+                    "measure": f"{widget.notebook} {widget.name}: worst callback + render "
+                               "over the slider ranges",
+                    "value": float(worst), "unit": "s", "goal": f"<= {GOAL_MAX} s",
+                    "met": bool(worst <= GOAL_MAX), "notes": "",
+                })  # fmt: skip
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run(quick="--quick" in sys.argv):
+        print(f"{row['measure']:90s} {row['value']:8.3f} {row['unit']} "
+              f"({'met' if row['met'] else 'NOT met'}) {row['notes']}")  # fmt: skip

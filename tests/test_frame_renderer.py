@@ -1,0 +1,94 @@
+"""dpteach.viz.FrameRenderer: frames drawn on one reused figure are what a fresh figure gives,
+leave nothing open and carry nothing from one frame to the next; the live widget uses one."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from dpteach import viz, widgets  # noqa: E402
+
+
+def draw(epsilon, grey=False):
+    fig, ax = viz.subplots()
+    if grey:
+        fig.set_facecolor("0.5")
+    ax.plot([0, 1], [0, epsilon], label=r"$\varepsilon$")
+    ax.set_title(f"epsilon = {epsilon}")
+    ax.legend()
+
+
+def draw_with_pyplot(epsilon):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, epsilon])
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def test_a_reused_figure_renders_what_a_fresh_renderer_renders():
+    before = plt.get_fignums()
+    reused = viz.FrameRenderer(dpi=60)
+    frames = [reused.render(draw, {"epsilon": e}) for e in (1.0, 2.0, 1.0)]
+    assert frames[0] == frames[2] != frames[1]
+    assert frames[1] == viz.FrameRenderer(dpi=60).render(draw, {"epsilon": 2.0})
+    assert plt.get_fignums() == before
+    assert pixels(frames[0]).shape == (round(3.8 * 60), round(6.4 * 0.85 * 60), 3)
+
+
+def test_nothing_leaks_from_one_frame_to_the_next():
+    renderer = viz.FrameRenderer(dpi=40)
+    grey = pixels(renderer.render(draw, {"epsilon": 1.0, "grey": True}))
+    white = pixels(renderer.render(draw, {"epsilon": 1.0}))
+    assert tuple(grey[0, 0]) == (128, 128, 128) and tuple(white[0, 0]) == (255, 255, 255)
+    assert len(renderer.figure.axes) == 1
+
+
+def test_a_pyplot_figure_is_rendered_and_closed_and_two_figures_are_refused():
+    before = plt.get_fignums()
+    renderer = viz.FrameRenderer(dpi=40)
+    assert pixels(renderer.render(draw_with_pyplot, {"epsilon": 1.0})).shape[2] == 3
+    assert plt.get_fignums() == before
+
+    def two(epsilon):
+        draw(epsilon)
+        draw_with_pyplot(epsilon)
+
+    with pytest.raises(ValueError, match="exactly one figure; it created 2"):
+        renderer.render(two, {"epsilon": 1.0})
+    assert plt.get_fignums() == before
+
+
+def test_the_live_widget_shows_the_renderers_png_and_redraws_on_change():
+    eps = widgets.log_slider("ε", 1.0, 0.1, 10)
+    box = widgets.interactive_figure(draw, epsilon=eps)
+    out = box.children[1]
+    first = out.outputs[0]["data"]["image/png"]
+    expected = viz.FrameRenderer(dpi=widgets.LIVE_DPI).render(draw, {"epsilon": 1.0})
+    assert base64.b64decode(first) == expected
+    eps.value = 10.0
+    assert len(out.outputs) == 1 and out.outputs[0]["data"]["image/png"] != first
+
+
+def test_an_error_after_a_move_is_shown_in_the_widget_and_at_creation_raised():
+    def fragile(epsilon):
+        if epsilon > 5:
+            raise ValueError("epsilon too large for this figure")
+        draw(epsilon)
+
+    eps = widgets.log_slider("ε", 1.0, 0.1, 10)
+    box = widgets.interactive_figure(fragile, epsilon=eps)
+    eps.value = 10.0
+    (shown,) = box.children[1].outputs
+    assert shown["output_type"] == "stream" and "epsilon too large" in shown["text"]
+    with pytest.raises(ValueError, match="too large"):
+        widgets.interactive_figure(fragile, epsilon=widgets.log_slider("ε", 10.0, 0.1, 10))
