@@ -39,6 +39,7 @@ TARGETS = {
     "6": "Widgets",
     "7": "The book",
     "8": "Scale table",
+    "noise": "Exact noise (issue 11): the safe samplers' speed",
 }
 
 
@@ -114,7 +115,7 @@ def table(results: dict) -> str:
             key = row["target"].split()[0]
             by_target.setdefault(key, []).append((name, entry, row))
     for key, rows in by_target.items():
-        title = f"{key}. {TARGETS.get(key, '')}".strip()
+        title = f"{key}. {TARGETS[key]}" if key.isdigit() else TARGETS.get(key, key)
         if not rows:
             lines.append(f"| {title} | *not measured yet (its bench module has not landed)* "
                          "| | | | | |")  # fmt: skip
