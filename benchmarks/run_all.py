@@ -45,7 +45,12 @@ TARGETS = {
 
 def reference_seconds(repeats: int = 9) -> float:
     """One ``numpy.sum`` pass over 2^22 float64 (32 MiB), median of ``repeats``."""
-    x = np.random.default_rng(0).random(2**22)
+    return sum_pass_seconds(2**22, repeats)
+
+
+def sum_pass_seconds(size: int, repeats: int = 5) -> float:
+    """One ``numpy.sum`` pass over ``size`` float64, median of ``repeats``: the benchmarks' unit."""
+    x = np.random.default_rng(0).random(size)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
