@@ -70,19 +70,20 @@ def _book_pages() -> list[str]:
 
 PAGES = _book_pages()
 
-# Resolves once MathJax (where the page loads it) has typeset the page; returns the formulas.
-WAIT_FOR_MATH = """async () => {
-  const mj = window.MathJax;
-  if (mj && mj.startup && mj.startup.promise) {
-    await mj.startup.promise;
-    if (mj.typesetPromise) await mj.typesetPromise();
-  }
-  return document.querySelectorAll("mjx-container").length;
-}"""
-# True once every saved widget view has been drawn beside its script tag.
-WIDGETS_DRAWN = """() => [...document.querySelectorAll(
-  'script[type="application/vnd.jupyter.widget-view+json"]')]
-  .every(s => s.parentElement.querySelector(".jupyter-widgets"))"""
+
+def _script(name: str):
+    """A module of ``scripts/`` (not a package), loaded by path."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The page-readiness checks the PDF printer uses: MathJax has typeset the page (returns the
+# number of formulas); every saved widget view is drawn beside its script tag.
+print_pdf = _script("print_pdf")
+WAIT_FOR_MATH, WIDGETS_DRAWN = print_pdf.WAIT_FOR_MATH, print_pdf.WIDGETS_DRAWN
 
 
 def _free_port() -> int:
@@ -338,12 +339,8 @@ def test_each_chapter_main_widget_is_live_in_jupyterlab(live_page, lab_url, name
 @pytest.fixture(scope="module")
 def site_url():
     """The website, built by ``scripts/build_book.sh`` if missing or stale, served on loopback."""
-    spec = importlib.util.spec_from_file_location("page_sizes", ROOT / "scripts/page_sizes.py")
-    page_sizes = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("page_sizes", page_sizes)
-    spec.loader.exec_module(page_sizes)
     try:
-        site = page_sizes.ensure_site()
+        site = _script("page_sizes").ensure_site()
     except FileNotFoundError as exc:
         pytest.skip(str(exc))
     server, url = _serve(site)
@@ -550,9 +547,6 @@ def test_pdf_printing_renders_math_and_figures_offline(browser, site_url, tmp_pa
     """``make pdf``'s printer on two pages (the whole book takes about a minute)."""
     if shutil.which("qpdf") is None:
         pytest.skip("qpdf is not installed (apt-get install qpdf); make pdf needs it")
-    spec = importlib.util.spec_from_file_location("print_pdf", ROOT / "scripts/print_pdf.py")
-    print_pdf = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(print_pdf)
     out = tmp_path / "book.pdf"
     pages = ["notebooks/intro", "notebooks/00_query_release"]
     info = print_pdf.print_book(out, pages=pages, browser=browser)
