@@ -256,9 +256,20 @@ class FrameRenderer:
     figure's own size, no tight-bbox pass) from the canvas's pixels and encoded once as PNG by
     Pillow; with ``colors``, quantised first to a palette of that many colours (median cut, which
     keeps the few colours of a plot exact; no dithering) and optimised.
+
+    The constrained layout (more than half the cost of a frame) is computed once per figure
+    structure (size, and the kind and grid cell of every axes) and kept for the later frames of
+    that structure *while everything still fits*: every axes' decorations (tick labels, axis
+    labels, title, legends) and every figure-level text and legend lie inside the figure by the
+    layout's padding, and no axes' decorations reach into another axes'. A frame that does not
+    fit is drawn again with a fresh constrained layout, which is kept from then on
+    (``relayouts`` counts them). So a frame is pixel-identical to a fresh render whenever its own
+    layout would be the one kept, and otherwise differs only in where its axes sit (the axes
+    then stay still from one slider position to the next); ``reuse_layout=False`` lays out
+    every frame afresh.
     """
 
-    def __init__(self, *, dpi: int = 100, colors: int | None = None):
+    def __init__(self, *, dpi: int = 100, colors: int | None = None, reuse_layout: bool = True):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -266,6 +277,8 @@ class FrameRenderer:
             self.figure = Figure(dpi=dpi)
         FigureCanvasAgg(self.figure)
         self.dpi, self.colors, self._made = dpi, colors, 0
+        self.reuse_layout, self.relayouts = reuse_layout, 0
+        self._layouts: dict[tuple, list] = {}  # structure -> the axes' positions
 
     def _subplots(self, nrows: int, ncols: int, *, figsize, **kwargs):
         self._made += 1
@@ -305,7 +318,7 @@ class FrameRenderer:
         else:  # our Agg canvas: its pixels directly, no PNG encoded and decoded in between
             canvas = self.figure.canvas
             with mpl.rc_context(STYLE):
-                canvas.draw()
+                self._draw_canvas()
             size = canvas.get_width_height(physical=True)
             image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
         image = image.convert("RGB")  # the figure is opaque
@@ -314,6 +327,63 @@ class FrameRenderer:
         out = io.BytesIO()
         image.save(out, format="png", optimize=self.colors is not None)
         return out.getvalue()
+
+    def _structure(self) -> tuple:
+        """What a kept layout must match: the figure's size and every axes' kind and cell."""
+        fig, cells = self.figure, []
+        for ax in fig.axes:
+            spec = ax.get_subplotspec()
+            grid = spec and spec.get_gridspec()
+            cells.append((type(ax).__name__, ax.get_label(), spec and spec.get_geometry(),
+                          grid and (grid.get_geometry(), tuple(grid.get_width_ratios() or ()),
+                                    tuple(grid.get_height_ratios() or ()))))  # fmt: skip
+        return tuple(fig.get_size_inches()), fig.dpi, tuple(cells)
+
+    def _draw_canvas(self) -> None:
+        """Draw the figure, on the kept layout of its structure if everything fits there."""
+        from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+        fig = self.figure
+        engine = fig.get_layout_engine()
+        if not (self.reuse_layout and isinstance(engine, ConstrainedLayoutEngine)):
+            fig.canvas.draw()  # a draw that chose its own layout keeps it
+            return
+        key = self._structure()
+        kept = self._layouts.get(key)
+        if kept is not None:
+            fig.set_layout_engine("none")
+            for ax, position in zip(fig.axes, kept):
+                ax.set_position(position)
+                ax.set_in_layout(True)  # which set_position turns off
+            fig.canvas.draw()
+            if self._fits(engine):
+                return
+            self.relayouts += 1
+            fig.set_layout_engine(engine)
+        fig.canvas.draw()
+        self._layouts[key] = [ax.get_position(original=True).frozen() for ax in fig.axes]
+
+    def _fits(self, engine) -> bool:
+        """Whether the drawn frame's decorations lie inside the figure, by the constrained
+        layout's padding, and clear of each other's axes (see the class docstring)."""
+        fig = self.figure
+        renderer = fig.canvas.get_renderer()
+        pad = engine.get()
+        w, h = pad["w_pad"] * fig.dpi - 1, pad["h_pad"] * fig.dpi - 1  # a pixel of rounding
+        width, height = fig.bbox.width, fig.bbox.height
+        axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_in_layout()]
+        boxes = [ax.get_tightbbox(renderer) or ax.bbox for ax in axes]
+        others = [a.get_window_extent(renderer) for a in (*fig.texts, *fig.legends)
+                  if a.get_visible()]  # fmt: skip
+        if any(box.x0 < w or box.y0 < h or box.x1 > width - w or box.y1 > height - h
+               for box in (*boxes, *others)):  # fmt: skip
+            return False
+        return not any(  # the decorations of axes side by side (not twins or insets) meet
+            boxes[i].overlaps(boxes[j])
+            for i in range(len(axes))
+            for j in range(i)
+            if not axes[i].bbox.overlaps(axes[j].bbox)
+        )
 
 
 class StaticFigure:

@@ -94,7 +94,8 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
     :data:`LIVE_DPI` by one :class:`dpteach.viz.FrameRenderer` (a figure reused from move to
     move) and shown in an output area, replaced in one step whenever a control changes (an error
     raised by ``draw`` after a move is shown there instead). The default figure is drawn
-    immediately (an error raised then propagates). ``box.redraw()`` draws again.
+    immediately (an error raised then propagates). ``box.redraw()`` draws again;
+    ``box.renderer`` is the renderer (its ``relayouts`` count the frames laid out again).
     """
     import base64
 
@@ -121,5 +122,5 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
         control.observe(redraw, names="value")
     redraw()
     box = widgets.VBox([widgets.HBox(list(controls.values())), out])
-    box.redraw = redraw
+    box.redraw, box.renderer = redraw, renderer
     return box

@@ -37,7 +37,7 @@ def pixels(png: bytes) -> np.ndarray:
 
 def test_a_reused_figure_renders_what_a_fresh_renderer_renders():
     before = plt.get_fignums()
-    reused = viz.FrameRenderer(dpi=60)
+    reused = viz.FrameRenderer(dpi=60, reuse_layout=False)  # layout reuse: test_frame_layout.py
     frames = [reused.render(draw, {"epsilon": e}) for e in (1.0, 2.0, 1.0)]
     assert frames[0] == frames[2] != frames[1]
     assert frames[1] == viz.FrameRenderer(dpi=60).render(draw, {"epsilon": 2.0})
