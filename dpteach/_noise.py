@@ -158,11 +158,11 @@ def _bernoulli_exp(numerator: np.ndarray, denominator: int, gen) -> np.ndarray:
     ``K += 1``; return ``K`` odd. Each ``Bernoulli(a / b)`` is ``uniform{0, ..., b-1} < a``.
     """
     k = np.ones(numerator.shape, dtype=np.int64)
-    active = np.flatnonzero(numerator)
+    active, step = np.flatnonzero(numerator), 1  # every active value has K = step
     while active.size:
-        hit = gen.integers(0, denominator * k[active]) < numerator[active]
-        active = active[hit]
-        k[active] += 1
+        hit = gen.integers(0, denominator * step, size=active.size) < numerator[active]
+        active, step = active[hit], step + 1
+        k[active] = step
     return k % 2 == 1
 
 
@@ -332,16 +332,16 @@ def gauss_grid(sensitivity: float, sigma_unit: float, k: int) -> GaussGrid:
 def _bernoulli_exp_ratio(numerator: np.ndarray, denominator: int, gen) -> np.ndarray:
     """Exact ``Bernoulli(exp(-numerator / denominator))`` for int64 ``numerator >= 0`` of any
     size (``denominator < 2^52``): ``exp(-q - r/D) = exp(-1)^q exp(-r/D)`` with ``q, r =
-    divmod(numerator, D)``, i.e. ``q`` exact ``Bernoulli(e^-1)`` successes and one
+    divmod(numerator, D)``, i.e. at least ``q`` successes of ``Bernoulli(e^-1)`` before the first
+    failure (an exact geometric count, :func:`_geometric_exp_minus_one`) and, independently, one
     ``Bernoulli(exp(-r/D))`` (CKS Algorithm 1, as in :func:`_bernoulli_exp`)."""
     whole, rest = np.divmod(numerator, denominator)
-    alive = _bernoulli_exp(rest, denominator, gen)
-    active = np.flatnonzero(alive & (whole > 0))
-    while active.size:
-        ok = _bernoulli_exp(np.ones(active.size, dtype=np.int64), 1, gen)
-        alive[active[~ok]] = False
-        whole[active] -= 1
-        active = active[ok & (whole[active] > 0)]
+    alive = np.ones(numerator.shape, dtype=bool)
+    far = np.flatnonzero(whole)
+    if far.size:
+        alive[far] = _geometric_exp_minus_one(far.size, gen) >= whole[far]
+    near = np.flatnonzero(alive & (rest > 0))
+    alive[near] = _bernoulli_exp(rest[near], denominator, gen)
     return alive
 
 
@@ -409,3 +409,93 @@ def discrete_gaussian_pmf(support: np.ndarray, variance: float) -> np.ndarray:
         np.exp(-(np.asarray(support, float) ** 2) / (2 * variance))
         / np.exp(-(y**2) / (2 * variance)).sum()
     )
+
+
+# --- the exponential mechanism, sampled exactly -------------------------------------------------
+
+#: The per-step rate ``t`` of the exponential mechanism is rounded down to a multiple of
+#: ``2^-RATE_BITS`` (an integer numerator over ``2^RATE_BITS``).
+RATE_BITS = 48
+#: A candidate's gap to the best is capped at ``2^GAP_BITS / t`` steps: weight ``exp(-1024)``,
+#: beyond any probability the sampler could ever show (the cap keeps the sensitivity; see
+#: :class:`ExpGrid`).
+GAP_BITS = 10
+#: Proposals examined per batch at most (bounds the memory of many draws at once).
+_BATCH_CELLS = 2**20
+
+
+@dataclass(frozen=True)
+class ExpGrid:
+    """The integer form of the exponential mechanism at ``epsilon`` for scores of sensitivity
+    ``Delta``: scores snapped to ``g = 2^exponent`` (``g <= Delta / 2^11``), each candidate ``r``
+    weighted ``exp(-rate gap(r) / 2^RATE_BITS)``, where ``gap(r) = min(k* - k_r, cap)`` is its
+    distance in grid steps to the best snapped score ``k*``.
+
+    Privacy: a snapped score ``k_r = round(u_r / g)`` moves by at most ``steps = floor(Delta / g)
+    + 1`` between neighbours, and so do ``max_j k_j`` and ``v_r = max(k_r, k* - cap)`` (a maximum
+    of functions of sensitivity ``steps``). The weights are ``exp(t (v_r - k*))`` with ``t = rate /
+    2^RATE_BITS <= epsilon / (2 steps)``: the exponential mechanism with utility ``v`` (Dwork-Roth
+    Thm 3.10), so ``epsilon``-DP. The cap keeps every exponent below ``2^10`` (probabilities
+    below ``e^-1024`` are never seen; a capped candidate is chosen with about that probability
+    instead of a smaller one, which changes the utility by nothing measurable).
+    """
+
+    exponent: int
+    steps: int
+    rate: int
+    cap: int
+
+    def gaps(self, scores: np.ndarray) -> np.ndarray:
+        """``rate * gap(r)`` for every candidate, int64 (at most ``2^59``)."""
+        k = snap(scores, self.exponent)
+        gap = np.minimum(k.max() - k, self.cap)  # exact, also for Python-integer snaps
+        return self.rate * gap.astype(np.int64)
+
+    def probabilities(self, scores: np.ndarray) -> np.ndarray:
+        """The exact selection probabilities (as floats) of :func:`exponential_choice`."""
+        w = np.exp(-np.ldexp(self.gaps(scores).astype(float), -RATE_BITS))
+        return w / w.sum()
+
+
+@functools.lru_cache(maxsize=256)
+def exp_grid(sensitivity: float, epsilon: float) -> ExpGrid:
+    """The :class:`ExpGrid` for scores of sensitivity ``sensitivity`` at ``epsilon`` (exact
+    integer arithmetic; works for every positive finite pair). The per-unit rate ``t / g`` is at
+    least ``epsilon / (2 (Delta + g))`` (``g <= Delta 2^-11``) unless ``t`` is capped at
+    ``2^GAP_BITS`` per step or is below ``2^-48`` per step (a choice uniform to within
+    ``2^-48`` per step, for ``epsilon`` below about ``2^-35``)."""
+    f, e = math.frexp(sensitivity)  # 2^(e-1) <= Delta < 2^e
+    exponent = max(e - 1 - GRID_BITS, -1074)
+    steps = math.floor(Fraction(sensitivity) / Fraction(2) ** exponent) + 1
+    rate = Fraction(epsilon) / (2 * steps)
+    rate = math.floor(min(rate, Fraction(2**GAP_BITS)) * 2**RATE_BITS)
+    cap = -(-(2 ** (GAP_BITS + RATE_BITS)) // rate) if rate else 1
+    return ExpGrid(exponent, steps, rate, cap)
+
+
+def exponential_choice(gaps: np.ndarray, size: int, gen: np.random.Generator) -> np.ndarray:
+    """``size`` independent indices ``r`` with ``P[r] ∝ exp(-gaps[r] / 2^RATE_BITS)``, exactly.
+
+    Rejection sampling: a proposal ``r`` uniform on the candidates (numpy's exact uniform
+    integers) is accepted with probability ``exp(-gaps[r] / 2^48)``, an exact Bernoulli (CKS
+    Algorithm 1 on integers, :func:`_bernoulli_exp_ratio`); each draw returns its first accepted
+    proposal, which has exactly the wanted distribution. The best candidate is always accepted, so
+    a draw takes ``R / sum_r exp(-gap_r)`` proposals on average (at most ``R``). Proposals are
+    examined in batches of about twice that (the batch size changes the work, never the result's
+    distribution).
+    """
+    n = gaps.size
+    accept_rate = np.exp(-np.ldexp(gaps.astype(float), -RATE_BITS)).sum() / n
+    batch = int(min(n, max(1, math.ceil(2 / accept_rate))))
+    out = np.empty(size, dtype=np.int64)
+    pending = np.arange(size)
+    while pending.size:
+        rows = pending[: max(1, _BATCH_CELLS // batch)]
+        proposal = gen.integers(0, n, size=(rows.size, batch))
+        accepted = _bernoulli_exp_ratio(gaps[proposal].ravel(), 2**RATE_BITS, gen)
+        accepted = accepted.reshape(proposal.shape)
+        done = accepted.any(axis=1)
+        first = accepted.argmax(axis=1)
+        out[rows[done]] = proposal[done, first[done]]
+        pending = np.concatenate([rows[~done], pending[rows.size :]])
+    return out

@@ -298,19 +298,30 @@ def exponential(
     rng: Seed,
     budget: PrivacyBudget | None = None,
     size: int | None = None,
+    safe: bool = True,
 ) -> int | np.ndarray:
     """The exponential mechanism: index ``r`` with probability ``∝ exp(eps u(r) / (2 Delta))``.
 
     Guarantee: ``epsilon``-DP when every score ``u(r)`` changes by at most ``sensitivity``
-    between neighbouring databases (McSherry and Talwar 2007; Dwork-Roth Thm 3.10). Sampled
-    exactly with the Gumbel-max trick. With probability at least ``1 - beta`` the chosen score
-    is within ``2 Delta ln(R / beta) / eps`` of the best (Thm 3.11).
+    between neighbouring databases (McSherry and Talwar 2007; Dwork-Roth Thm 3.10). With
+    probability at least ``1 - beta`` the chosen score is within ``2 Delta ln(R / beta) / eps`` of
+    the best (Thm 3.11).
+
+    By default (``safe=True``) the choice is floating-point safe and exact: the scores are
+    snapped to a power-of-two grid ``g <= Delta / 2^11`` (so their sensitivity becomes ``Delta +
+    g`` at most), and the index is drawn by rejection sampling with integer arithmetic only
+    (uniform proposals, acceptance ``exp(-gap)`` as an exact Bernoulli; Canonne, Kamath and
+    Steinke 2020, Algorithm 1). The probabilities are those of the exponential mechanism on the
+    snapped scores at a rate at most ``1 + 2^-11`` times smaller (details in
+    :class:`dpteach._noise.ExpGrid`); Thm 3.11's bound holds with ``Delta + g`` for ``Delta``,
+    plus ``g`` for the snapping. ``safe=False`` is a *teaching option only*: the Gumbel-max trick
+    in floating point (``argmax(eps u / (2 Delta) + Gumbel)``), the textbook sampler, whose
+    rounding is not accounted for.
 
     ``size`` draws that many independent selections at once (for simulation and auditing; each
     one is a separate ``epsilon``-DP release, so it cannot be combined with a ``budget``). The
     budget (a :class:`~dpteach.privacy.ZCDPBudget`: ``epsilon^2/2``) is charged before the draw;
-    a passed Generator is consumed. Scores are shifted by their maximum first, so huge
-    ``scores x epsilon`` cannot overflow.
+    a passed Generator is consumed.
 
     Returns
     -------
@@ -322,17 +333,26 @@ def exponential(
         raise ValueError("scores must not be empty")
     epsilon = check.positive(epsilon, "epsilon")
     sensitivity = check.positive(sensitivity, "sensitivity")
-    scale = check.finite_ratio(epsilon, 2 * sensitivity, "epsilon / (2 sensitivity)")
+    check.boolean(safe, "safe")
+    if not safe:
+        scale = check.finite_ratio(epsilon, 2 * sensitivity, "epsilon / (2 sensitivity)")
     gen = check.rng(rng)
-    # Shifting by the best score changes no probability and keeps scale * u from overflowing.
-    with np.errstate(over="ignore"):  # -inf for scores too far below the best: probability 0
-        logits = scale * (u - u.max())
     if size is not None:
         size = check.integer(size, "size", minimum=1)
         if budget is not None:
             raise ValueError("size (repeated draws) cannot be combined with a budget")
+        check.dense_size(size if safe else size * u.size, "size (the draws)")
+    else:
+        charge(budget, epsilon, label="exponential")
+    if safe:
+        gaps = _noise.exp_grid(sensitivity, epsilon).gaps(u)
+        chosen = _noise.exponential_choice(gaps, 1 if size is None else size, gen)
+        return int(chosen[0]) if size is None else chosen
+    # Shifting by the best score changes no probability and keeps scale * u from overflowing.
+    with np.errstate(over="ignore"):  # -inf for scores too far below the best: probability 0
+        logits = scale * (u - u.max())
+    if size is not None:
         return np.argmax(logits + gen.gumbel(size=(size, u.size)), axis=1)
-    charge(budget, epsilon, label="exponential")
     return int(np.argmax(logits + gen.gumbel(size=u.size)))
 
 

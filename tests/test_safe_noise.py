@@ -238,10 +238,10 @@ def test_discrete_gaussian_sampler_draws_the_exact_pmf(t, m, path):
 
 
 def test_bernoulli_exp_ratio_is_exact_beyond_one():
-    """exp(-N/D) for N/D = 0.3, 1.7 and 4.25 (through the whole-part loop), 30,000 draws each."""
+    """exp(-N/D) for N/D = 0.3, 1.7 and 4.25 (through the whole part), 60,000 draws each."""
     gen = np.random.default_rng(11)
     for num, den in [(3, 10), (17, 10), (17, 4)]:
-        hits = _noise._bernoulli_exp_ratio(np.full(30_000, num, dtype=np.int64), den, gen)
+        hits = _noise._bernoulli_exp_ratio(np.full(60_000, num, dtype=np.int64), den, gen)
         p = math.exp(-num / den)
         assert stats.binomtest(int(hits.sum()), hits.size, p).pvalue > LEVEL
         assert stats.binomtest(int(hits.sum()), hits.size, p * 1.1 + 0.002).pvalue < LEVEL
@@ -363,3 +363,105 @@ def test_gaussian_sampler_speed_is_linear_in_size():
     grid = _noise.gauss_grid(1.0, 4.0, 10**5)
     draws = _noise.discrete_gaussian(grid, 10**5, np.random.default_rng(0))
     assert draws.shape == (10**5,) and abs(draws.std() / math.sqrt(grid.variance) - 1) < 0.01
+
+
+# --- the exponential mechanism, sampled exactly ------------------------------------------------
+
+
+def _exp_loss(grid: _noise.ExpGrid, u: np.ndarray, u_prime: np.ndarray) -> float:
+    """The largest |log P[r | u] - log P[r | u']| over the outcomes r (exact up to float rounding
+    of the probabilities, about 1e-15 relative)."""
+    return float(np.abs(np.log(grid.probabilities(u)) - np.log(grid.probabilities(u_prime))).max())
+
+
+def _exp_worst_pairs(delta: float, g: float, spread: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Neighbouring score vectors that push the snapping to its limit: a low candidate just below
+    a half step moves up by ``Delta`` (gaining ``floor(Delta/g) + 1`` steps) while the best moves
+    down by ``Delta``; and random pairs with every score moved by up to ``Delta``."""
+    low = 0.5 * g * (1 - 2**-20)
+    u = np.array([low, spread * delta + 0.5 * g * (1 + 2**-20)])
+    pairs = [(u, u + np.array([delta, -delta]))]
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        v = rng.uniform(0, spread * delta, size=6)
+        pairs.append((v, v + rng.choice([-delta, delta], size=6) * rng.uniform(0.9, 1, size=6)))
+    return pairs
+
+
+@pytest.mark.parametrize("delta", [1 / 3, 1.0, 1e-3, 0.7])
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 4.0])
+def test_exact_privacy_loss_of_the_exponential_mechanism_is_at_most_epsilon(delta, epsilon):
+    """On neighbouring scores (each moved by at most Delta) no outcome's probability changes by
+    more than e^eps, and the crafted pair comes within 2^-9 of it."""
+    grid = _noise.exp_grid(delta, epsilon)
+    g = math.ldexp(1.0, grid.exponent)
+    spread = 40 / epsilon  # far enough apart that the normaliser is the best candidate's weight
+    losses = [_exp_loss(grid, a, b) for a, b in _exp_worst_pairs(delta, g, spread)]
+    assert max(losses) <= epsilon * (1 + 1e-12)
+    assert max(losses) >= epsilon * (1 - 2**-9)  # the crafted pair is (nearly) the worst case
+
+
+@pytest.mark.parametrize("delta", [1 / 3, 0.7, 1e-3])  # Delta / g not an integer
+@pytest.mark.parametrize("epsilon", [0.1, 1.0])
+def test_the_same_pairs_catch_a_grid_without_the_rounding_step(delta, epsilon):
+    """A grid charged ``floor(Delta/g)`` steps (forgetting that snapping can add one) overspends
+    on the crafted pair."""
+    grid = _noise.exp_grid(delta, epsilon)
+    g = math.ldexp(1.0, grid.exponent)
+    assert (delta / g) % 1  # else floor(Delta/g) steps would be enough
+    steps = grid.steps - 1
+    rate = math.floor(epsilon / (2 * steps) * 2**_noise.RATE_BITS)
+    broken = _noise.ExpGrid(grid.exponent, steps, rate, grid.cap)
+    losses = [_exp_loss(broken, a, b) for a, b in _exp_worst_pairs(delta, g, 40 / epsilon)]
+    assert max(losses) > epsilon * (1 + 2**-13)
+
+
+def test_exp_grid_rate_and_cap_follow_their_definitions():
+    for delta, epsilon in [(1.0, 1.0), (1 / 3, 0.01), (1e-300, 1e300), (1e300, 1e-300), (5.0, 1e9)]:
+        grid = _noise.exp_grid(delta, epsilon)
+        g = math.ldexp(1.0, grid.exponent)
+        assert g <= delta * 2**-11 or grid.exponent == -1074
+        assert grid.steps == math.floor(delta / g) + 1 or delta / g > 2**52
+        rate = grid.rate / 2**_noise.RATE_BITS
+        assert rate <= epsilon / (2 * grid.steps)  # never above the private rate
+        if 2**-30 < epsilon / (2 * grid.steps) < 2**_noise.GAP_BITS:
+            assert rate >= epsilon / (2 * grid.steps) * (1 - 2**-18)
+        assert grid.rate * grid.cap < 2**63
+        assert grid.rate == 0 or grid.rate * grid.cap >= 2 ** (_noise.GAP_BITS + _noise.RATE_BITS)
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [[0.0, 1.0, 2.0, 2.5, 0.3], [3.0, 3.0, 0.0, -1.0, 2.9, 3.0], [0.0, 8.0, 7.5, 1e9, 1e9 - 2.0]],
+)
+def test_exponential_choice_draws_the_exact_probabilities(scores):
+    """Chi-square of 60,000 draws against the grid's exact probabilities; the same test rejects
+    the probabilities at twice the rate (the factor 2 of the exponential mechanism forgotten)."""
+    u, draws = np.array(scores), 60_000
+    grid = _noise.exp_grid(1.0, 1.0)
+    picks = dp.exponential(u, sensitivity=1.0, epsilon=1.0, rng=11, size=draws)
+    observed = np.bincount(picks, minlength=u.size)
+    right = grid.probabilities(u)
+    keep = right * draws >= 5  # candidates ~1e9 below the best are never drawn
+    assert observed[~keep].sum() == 0
+    assert stats.chisquare(observed[keep], right[keep] / right[keep].sum() * draws).pvalue > LEVEL
+    doubled = _noise.ExpGrid(grid.exponent, grid.steps, 2 * grid.rate, grid.cap)
+    wrong = doubled.probabilities(u)
+    assert stats.chisquare(observed[keep], wrong[keep] / wrong[keep].sum() * draws).pvalue < LEVEL
+
+
+def test_one_draw_and_many_draws_agree_in_distribution_and_seeds_repeat():
+    u = np.linspace(0, 3, 7)
+    one = [dp.exponential(u, sensitivity=1, epsilon=2, rng=s) for s in range(3000)]
+    many = dp.exponential(u, sensitivity=1, epsilon=2, rng=0, size=3000)
+    table = np.array([np.bincount(one, minlength=7), np.bincount(many, minlength=7)])
+    assert stats.chi2_contingency(table).pvalue > LEVEL
+    again = dp.exponential(u, sensitivity=1, epsilon=2, rng=0, size=3000)
+    np.testing.assert_array_equal(many, again)
+
+
+def test_naive_exponential_is_kept_only_as_an_explicit_option():
+    u = np.array([0.0, 1.0, 2.0])
+    gen = np.random.default_rng(3)
+    gumbel = np.argmax(0.5 * (u - 2.0) + gen.gumbel(size=3))
+    assert dp.exponential(u, sensitivity=1, epsilon=1, rng=3, safe=False) == gumbel
