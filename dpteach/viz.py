@@ -186,7 +186,10 @@ def histogram_animation(
 
         title.set_text(f"round t = {rounds[-1]}")  # room for the title, then lay out once:
         fig.canvas.draw()  # only heights, the title's number and a marker move between frames,
-        fig.set_layout_engine("none")  # so every frame keeps that layout (no relayout per frame)
+        fig.set_layout_engine(None)  # so every frame keeps that layout (no engine: savefig then
+        # draws each frame once, not a second time for a layout pass); and the on-screen redraw
+        # after each update is skipped, since every saved frame is drawn by savefig anyway
+        fig.canvas.draw_idle = lambda *args, **kwargs: None
         anim = animation.FuncAnimation(fig, update, frames=rounds, interval=interval)
         html = anim.to_jshtml(default_mode="once")
         plt.close(fig)

@@ -121,3 +121,27 @@ def test_a_draw_with_its_own_layout_keeps_it():
         renderer.render(adjusted, {"value": value})
         assert renderer.figure.axes[0].get_position().x0 == pytest.approx(0.3)
     assert not renderer._layouts
+
+
+def test_the_histogram_animation_draws_each_frame_once_on_one_layout(monkeypatch):
+    import base64
+    import io
+    import re
+
+    import numpy as np
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    draws = []
+    original = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, r: draws.append(1) or original(fig, r))
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(6))
+    frames = {t: rng.dirichlet(np.ones(6)) for t in (0, 1, 3, 7)}
+    html = viz.histogram_animation(p, frames, potential=np.linspace(1, 0, 8))
+    assert len(draws) == len(frames) + 1  # one layout pass, then one draw per frame
+    pngs = re.findall(r"data:image/png;base64,([^\"]+)\"", html)
+    images = [np.asarray(Image.open(io.BytesIO(base64.b64decode(b)))) for b in pngs]
+    assert len(images) == len(frames) and len({im.tobytes() for im in images}) == len(frames)
+    assert len({im.shape for im in images}) == 1  # one figure size, one layout
+    assert not re.search(r'<link rel="stylesheet"[^>]*https?://', html)  # offline
