@@ -395,7 +395,8 @@ class StaticFigure:
     """Precomputed frames of a figure with HTML range sliders; see :func:`static_figure`.
 
     Attributes: ``names`` (slider names), ``grid`` (their values), ``default`` (the position
-    shown first, one index per slider), ``positions`` (grid points), ``frames`` (distinct PNGs),
+    shown first, one index per slider), ``default_frame`` (its PNG), ``positions`` (grid
+    points), ``frames`` (distinct PNGs),
     ``html`` (the self-contained HTML) and ``nbytes`` (its size in bytes, what a page grows by).
     """
 
@@ -411,6 +412,7 @@ class StaticFigure:
         for pos, values in zip(self.default, self.grid):
             flat = flat * len(values) + pos
         uris = ["data:image/png;base64," + base64.b64encode(f).decode("ascii") for f in frames]
+        self.default_frame = frames[index[flat]]
         first = uris[index[flat]]
         uris[index[flat]] = ""  # the <img> already holds it; the script reads it from there
         value_labels = [[_format_value(v) for v in values] for values in self.grid]
@@ -533,9 +535,10 @@ def explorable(
     above the widget view), and so the printed book (``make pdf``); a viewer without widgets
     (GitHub, a notebook not yet run) shows its default frame. So no cell tag is needed and the
     two versions cannot disagree. Every grid point is drawn when the cell runs (in Jupyter too,
-    before the live widget appears), a fraction of a second to a few seconds per point for a
-    typical figure, so keep the grid to a few dozen points; ``.static`` reports its positions
-    and bytes. Usage, one cell in a chapter::
+    before the live widget appears, which opens on the default frame, in the static frames'
+    palette, when ``dpi`` is the live :data:`~dpteach.widgets.LIVE_DPI`), a fraction of a second
+    to a few seconds per point for a typical figure, so keep the grid to a few dozen points;
+    ``.static`` reports its positions and bytes. Usage, one cell in a chapter::
 
         viz.explorable(
             draw,
@@ -560,6 +563,9 @@ def explorable(
         alt=alt,
         **{name: grid[name] for name in controls},
     )
-    live = widgets.interactive_figure(draw, **controls)
+    # the live widget opens on the default frame just drawn (at the live resolution, no need to
+    # draw it twice); each move then renders afresh, in full colour
+    first = static.default_frame if dpi == widgets.LIVE_DPI else None
+    live = widgets._live_figure(draw, controls, first=first)
     live.add_class("dpteach-explorable")  # how a test (or a reader's CSS) finds the main figure
     return Explorable(live, static)
