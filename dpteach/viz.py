@@ -262,12 +262,12 @@ class FrameRenderer:
     (Pillow's ``optimize`` would take 4-5 times as long, as much as the quantisation, to save
     another 10 %); without, compressed at zlib's fastest level (a live frame is shown once).
 
-    The constrained layout (more than half the cost of a frame) is computed once per figure
-    structure (size, and the kind and grid cell of every axes) and kept for the later frames of
-    that structure *while everything still fits*: every axes' decorations (tick labels, axis
-    labels, title, legends) and every figure-level text and legend lie inside the figure by the
-    layout's padding, and no axes' decorations reach into another axes'. A frame that does not
-    fit is drawn again with a fresh constrained layout, which is kept from then on
+    The constrained layout (10-20 % of a frame's time; ticks take most of the rest) is computed
+    once per figure structure (size, and the kind and grid cell of every axes) and kept for the
+    later frames of that structure *while everything still fits*: every axes' decorations (tick
+    labels, axis labels, title, legends) and every figure-level text and legend lie inside the
+    figure by the layout's padding, and no axes' decorations reach into another axes'. A frame
+    that does not fit is drawn again with a fresh constrained layout, which is kept from then on
     (``relayouts`` counts them). So a frame is pixel-identical to a fresh render whenever its own
     layout would be the one kept, and otherwise differs only in where its axes sit (the axes
     then stay still from one slider position to the next); ``reuse_layout=False`` lays out
