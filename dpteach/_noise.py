@@ -64,9 +64,10 @@ def snap(v: np.ndarray, exponent: int) -> np.ndarray:
 
 def snap_scalar(x: float, exponent: int) -> int:
     """:func:`snap` for one float, as a Python integer (``round`` rounds half to even)."""
-    if abs(x) <= math.ldexp(1.0, min(exponent + MAX_STEPS_EXPONENT, 1023)):
-        return round(math.ldexp(x, -exponent))  # exact: a power-of-two scaling, no overflow
-    return round(Fraction(x) / Fraction(2) ** exponent)
+    try:  # exact: a power-of-two scaling (a result too small for a normal double rounds to 0)
+        return round(math.ldexp(x, -exponent))
+    except OverflowError:  # beyond the doubles: exact rational arithmetic
+        return round(Fraction(x) / Fraction(2) ** exponent)
 
 
 def release(m: np.ndarray, exponent: int) -> np.ndarray:
