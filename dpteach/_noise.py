@@ -64,9 +64,10 @@ def snap(v: np.ndarray, exponent: int) -> np.ndarray:
 
 def snap_scalar(x: float, exponent: int) -> int:
     """:func:`snap` for one float, as a Python integer (``round`` rounds half to even)."""
-    if abs(x) <= math.ldexp(1.0, min(exponent + MAX_STEPS_EXPONENT, 1023)):
-        return round(math.ldexp(x, -exponent))  # exact: a power-of-two scaling, no overflow
-    return round(Fraction(x) / Fraction(2) ** exponent)
+    try:  # exact: a power-of-two scaling (a result too small for a normal double rounds to 0)
+        return round(math.ldexp(x, -exponent))
+    except OverflowError:  # beyond the doubles: exact rational arithmetic
+        return round(Fraction(x) / Fraction(2) ** exponent)
 
 
 def release(m: np.ndarray, exponent: int) -> np.ndarray:
@@ -122,6 +123,14 @@ class SafeGrid:
         return release(m, self.exponent)
 
 
+def _grid_exponent(sensitivity: float, divisor: float) -> int:
+    """The exponent of the largest power of two ``<= Delta / (2^GRID_BITS divisor)``, from the
+    exact binary exponents (no division, so no overflow or underflow), but never below the
+    smallest double's (``-1074``)."""
+    (f_delta, e_delta), (f_div, e_div) = math.frexp(sensitivity), math.frexp(divisor)
+    return max(e_delta - e_div - GRID_BITS - (f_delta < f_div), -1074)
+
+
 @functools.lru_cache(maxsize=1024)  # exact Fraction arithmetic; sparse vectors rebuild it often
 def safe_grid(sensitivity: float, epsilon: float, k: int = 1, *, divisor: int = 1) -> SafeGrid:
     """The :class:`SafeGrid` for ``k`` coordinates of L1 sensitivity ``sensitivity``, private at
@@ -136,10 +145,7 @@ def safe_grid(sensitivity: float, epsilon: float, k: int = 1, *, divisor: int = 
             f"the noise scale sensitivity/epsilon = {sensitivity:.3g}/{epsilon:.3g} is too large "
             "to represent (at most 1e300)"
         )
-    # The largest power of two <= Delta / (2^11 max(k, eps)), from the exact binary exponents
-    # (no division, so no overflow or underflow), but never below the smallest double.
-    (f_delta, e_delta), (f_max, e_max) = math.frexp(sensitivity), math.frexp(max(k, epsilon))
-    exponent = max(e_delta - e_max - GRID_BITS - (f_delta < f_max), -1074)
+    exponent = _grid_exponent(sensitivity, max(k, epsilon))
     steps = math.floor(Fraction(sensitivity) / Fraction(2) ** exponent) + k
     scale = math.ceil(Fraction(steps * divisor) / Fraction(epsilon))
     if scale > MAX_SCALE:
@@ -345,12 +351,17 @@ def _bernoulli_exp_ratio(numerator: np.ndarray, denominator: int, gen) -> np.nda
     return alive
 
 
-def _accept_scalar(b: int, denominator: int, rand: random.Random) -> bool:
-    """Exact ``Bernoulli(exp(-b^2 / denominator))`` on Python integers (any size)."""
-    whole, rest = divmod(b * b, denominator)
+def _bernoulli_exp_ratio_scalar(numerator: int, denominator: int, rand: random.Random) -> bool:
+    """:func:`_bernoulli_exp_ratio` for one value, on Python integers (any size)."""
+    whole, rest = divmod(numerator, denominator)
     if not _bernoulli_exp_scalar(rest, denominator, rand):
         return False
     return all(_bernoulli_exp_scalar(1, 1, rand) for _ in range(whole))
+
+
+def _accept_scalar(b: int, denominator: int, rand: random.Random) -> bool:
+    """Exact ``Bernoulli(exp(-b^2 / denominator))`` on Python integers (any size)."""
+    return _bernoulli_exp_ratio_scalar(b * b, denominator, rand)
 
 
 #: Candidates with ``| |Y| - m | >= 2^31`` (probability about ``e^-90``) are accepted or
@@ -413,86 +424,112 @@ def discrete_gaussian_pmf(support: np.ndarray, variance: float) -> np.ndarray:
 
 # --- the exponential mechanism, sampled exactly -------------------------------------------------
 
-#: The per-step rate ``t`` of the exponential mechanism is rounded down to a multiple of
-#: ``2^-RATE_BITS`` (an integer numerator over ``2^RATE_BITS``).
-RATE_BITS = 48
-#: A candidate's gap to the best is capped at ``2^GAP_BITS / t`` steps: weight ``exp(-1024)``,
-#: beyond any probability the sampler could ever show (the cap keeps the sensitivity; see
-#: :class:`ExpGrid`).
+#: The per-step rate keeps at least this many significant bits (a relative rounding below 2^-19).
+RATE_DIGITS = 20
+#: Rates over ``2^bits`` with ``bits <= FAST_BITS`` are sampled on int64 (numerators below
+#: ``2^62``); smaller rates (an epsilon below about ``2e-6``) on exact Python integers.
+FAST_BITS = 51
+#: A candidate's gap to the best is capped where its weight is ``exp(-2^GAP_BITS)`` (see
+#: :class:`ExpGrid`; the cap keeps the sensitivity).
 GAP_BITS = 10
-#: Proposals examined per batch at most (bounds the memory of many draws at once).
+#: Proposals examined per batch at most (bounds the memory of a batch).
 _BATCH_CELLS = 2**20
 
 
 @dataclass(frozen=True)
 class ExpGrid:
     """The integer form of the exponential mechanism at ``epsilon`` for scores of sensitivity
-    ``Delta``: scores snapped to ``g = 2^exponent`` (``g <= Delta / 2^11``), each candidate ``r``
-    weighted ``exp(-rate gap(r) / 2^RATE_BITS)``, where ``gap(r) = min(k* - k_r, cap)`` is its
-    distance in grid steps to the best snapped score ``k*``.
+    ``Delta``: scores snapped to ``g = 2^exponent``, the largest power of two ``<= Delta /
+    (2^11 max(1, eps))``; candidate ``r`` weighted ``exp(-rate gap(r) / 2^bits)``, where ``gap(r)
+    = min(k* - k_r, cap)`` is its distance in grid steps to the best snapped score ``k*``.
 
     Privacy: a snapped score ``k_r = round(u_r / g)`` moves by at most ``steps = floor(Delta / g)
-    + 1`` between neighbours, and so do ``max_j k_j`` and ``v_r = max(k_r, k* - cap)`` (a maximum
-    of functions of sensitivity ``steps``). The weights are ``exp(t (v_r - k*))`` with ``t = rate /
-    2^RATE_BITS <= epsilon / (2 steps)``: the exponential mechanism with utility ``v`` (Dwork-Roth
-    Thm 3.10), so ``epsilon``-DP. The cap keeps every exponent below ``2^10`` (probabilities
-    below ``e^-1024`` are never seen; a capped candidate is chosen with about that probability
-    instead of a smaller one, which changes the utility by nothing measurable).
+    + 1`` between neighbours, and so do ``max_j k_j`` and ``v_r = max(k_r, k* - cap)`` (maxima of
+    functions of sensitivity ``steps``). The weights are ``exp(t (v_r - k*))`` with ``t = rate /
+    2^bits <= epsilon / (2 steps)``: the exponential mechanism with utility ``v`` (Dwork-Roth Thm
+    3.10), so ``epsilon``-DP. ``t`` is ``epsilon / (2 steps)`` rounded down to at least 20
+    significant bits, so the rate per unit of score, ``t / g``, is within a factor ``(1 +
+    2^-11)(1 + 2^-19)`` of the ideal ``epsilon / (2 Delta)`` and never above it (for ``Delta``
+    above about ``2^-1063``, where ``g`` is not held at the smallest double). The cap sits where
+    ``t gap >= 2^10``: a capped candidate has weight at most ``e^-1024`` instead of a smaller one,
+    which changes the utility by nothing measurable. With ``g <= Delta / (2^11 eps)`` the grid is
+    also 2^12 times finer than the mechanism's scale ``2 Delta / eps``, so large ``eps`` still
+    separates close scores.
     """
 
     exponent: int
     steps: int
     rate: int
+    bits: int
     cap: int
 
     def gaps(self, scores: np.ndarray) -> np.ndarray:
-        """``rate * gap(r)`` for every candidate, int64 (at most ``2^59``)."""
+        """``rate * gap(r)`` for every candidate: int64 (below ``2^62``) when ``bits <=
+        FAST_BITS``, else exact Python integers in an object array."""
         k = snap(scores, self.exponent)
         gap = np.minimum(k.max() - k, self.cap)  # exact, also for Python-integer snaps
-        return self.rate * gap.astype(np.int64)
+        if self.bits <= FAST_BITS:
+            return self.rate * gap.astype(np.int64)
+        return np.array([self.rate * int(x) for x in gap.ravel().tolist()], dtype=object)
+
+    def log_weights(self, scores: np.ndarray) -> np.ndarray:
+        """``-rate gap(r) / 2^bits`` as floats (the log selection probabilities up to the
+        normaliser; exact but for the rounding of each to a double)."""
+        return -np.ldexp(self.gaps(scores).astype(float), -self.bits)
 
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """The exact selection probabilities (as floats) of :func:`exponential_choice`."""
-        w = np.exp(-np.ldexp(self.gaps(scores).astype(float), -RATE_BITS))
+        w = np.exp(self.log_weights(scores))  # the best candidate's weight is 1
         return w / w.sum()
 
 
 @functools.lru_cache(maxsize=256)
 def exp_grid(sensitivity: float, epsilon: float) -> ExpGrid:
     """The :class:`ExpGrid` for scores of sensitivity ``sensitivity`` at ``epsilon`` (exact
-    integer arithmetic; works for every positive finite pair). The per-unit rate ``t / g`` is at
-    least ``epsilon / (2 (Delta + g))`` (``g <= Delta 2^-11``) unless ``t`` is capped at
-    ``2^GAP_BITS`` per step or is below ``2^-48`` per step (a choice uniform to within
-    ``2^-48`` per step, for ``epsilon`` below about ``2^-35``)."""
-    f, e = math.frexp(sensitivity)  # 2^(e-1) <= Delta < 2^e
-    exponent = max(e - 1 - GRID_BITS, -1074)
+    integer arithmetic; every positive finite pair works, nothing is refused)."""
+    exponent = _grid_exponent(sensitivity, max(1.0, epsilon))
     steps = math.floor(Fraction(sensitivity) / Fraction(2) ** exponent) + 1
-    rate = Fraction(epsilon) / (2 * steps)
-    rate = math.floor(min(rate, Fraction(2**GAP_BITS)) * 2**RATE_BITS)
-    cap = -(-(2 ** (GAP_BITS + RATE_BITS)) // rate) if rate else 1
-    return ExpGrid(exponent, steps, rate, cap)
+    t = min(Fraction(epsilon) / (2 * steps), Fraction(2**GAP_BITS))
+    magnitude = t.numerator.bit_length() - t.denominator.bit_length()  # floor(log2 t) or +1
+    bits = max(FAST_BITS, RATE_DIGITS - magnitude + 1)
+    rate = math.floor(t * 2**bits)  # at least 2^RATE_DIGITS
+    cap = -(-(2 ** (GAP_BITS + bits)) // rate)
+    return ExpGrid(exponent, steps, rate, bits, cap)
 
 
-def exponential_choice(gaps: np.ndarray, size: int, gen: np.random.Generator) -> np.ndarray:
-    """``size`` independent indices ``r`` with ``P[r] ∝ exp(-gaps[r] / 2^RATE_BITS)``, exactly.
+def exponential_choice(
+    gaps: np.ndarray, bits: int, size: int, gen: np.random.Generator
+) -> np.ndarray:
+    """``size`` independent indices ``r`` with ``P[r] ∝ exp(-gaps[r] / 2^bits)``, exactly.
 
     Rejection sampling: a proposal ``r`` uniform on the candidates (numpy's exact uniform
-    integers) is accepted with probability ``exp(-gaps[r] / 2^48)``, an exact Bernoulli (CKS
+    integers) is accepted with probability ``exp(-gaps[r] / 2^bits)``, an exact Bernoulli (CKS
     Algorithm 1 on integers, :func:`_bernoulli_exp_ratio`); each draw returns its first accepted
     proposal, which has exactly the wanted distribution. The best candidate is always accepted, so
     a draw takes ``R / sum_r exp(-gap_r)`` proposals on average (at most ``R``). Proposals are
-    examined in batches of about twice that (the batch size changes the work, never the result's
-    distribution).
+    examined in batches of about twice that, at most ``2^20`` (the batch size changes the work,
+    never the distribution). The running time depends on the scores (nothing here is
+    constant-time). Object-array ``gaps`` (tiny epsilon) are sampled one proposal at a time on
+    Python integers.
     """
     n = gaps.size
-    accept_rate = np.exp(-np.ldexp(gaps.astype(float), -RATE_BITS)).sum() / n
-    batch = int(min(n, max(1, math.ceil(2 / accept_rate))))
+    if gaps.dtype == object:
+        rand, denominator = scalar_source(gen), 1 << bits
+        out = np.empty(size, dtype=np.int64)
+        for j in range(size):
+            r = rand.randrange(n)
+            while not _bernoulli_exp_ratio_scalar(gaps[r], denominator, rand):
+                r = rand.randrange(n)
+            out[j] = r
+        return out
+    accept_rate = np.exp(-np.ldexp(gaps.astype(float), -bits)).sum() / n
+    batch = int(min(n, _BATCH_CELLS, max(1, math.ceil(2 / accept_rate))))
     out = np.empty(size, dtype=np.int64)
     pending = np.arange(size)
     while pending.size:
         rows = pending[: max(1, _BATCH_CELLS // batch)]
         proposal = gen.integers(0, n, size=(rows.size, batch))
-        accepted = _bernoulli_exp_ratio(gaps[proposal].ravel(), 2**RATE_BITS, gen)
+        accepted = _bernoulli_exp_ratio(gaps[proposal].ravel(), 2**bits, gen)
         accepted = accepted.reshape(proposal.shape)
         done = accepted.any(axis=1)
         first = accepted.argmax(axis=1)

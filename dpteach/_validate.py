@@ -28,7 +28,10 @@ def real(value: object, name: str) -> float:
     """Return ``value`` as a finite float; bools and strings are rejected."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError as err:
+        raise ValueError(f"{name} must be finite, got an integer beyond the doubles") from err
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return value
@@ -94,12 +97,35 @@ def rng(seed: object) -> np.random.Generator:
     )
 
 
+#: Integers up to this magnitude are exactly doubles; larger ones would be rounded (so neighbours
+#: one apart could end up two apart) and are refused.
+EXACT_INTEGER = 2**53
+
+
 def array(value: object, name: str, *, ndim: int | None = None) -> np.ndarray:
-    """A finite float array (a copy is not made unless needed)."""
+    """A finite float array (a copy is not made unless needed). Integers beyond ``2^53`` are
+    refused: as doubles they would be rounded, silently changing the data (and its
+    sensitivity)."""
     try:
-        out = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+        if raw.dtype.kind in "cmMV":  # complex, times, records: no real number to take
+            raise TypeError(raw.dtype)
+        out = raw.astype(float, copy=False)
     except (TypeError, ValueError) as err:
         raise TypeError(f"{name} must be numeric array-like, got {type(value).__name__}") from err
+    except OverflowError as err:
+        raise ValueError(f"{name} has a value beyond the range of doubles (about 1.8e308)") from err
+    if raw.dtype.kind in "iu" and raw.size:
+        inexact = raw.max() > EXACT_INTEGER or raw.min() < -EXACT_INTEGER
+    else:  # Python integers of any size in an object array
+        inexact = raw.dtype.kind == "O" and any(
+            isinstance(x, numbers.Integral) and abs(int(x)) > EXACT_INTEGER for x in raw.flat
+        )
+    if inexact:
+        raise ValueError(
+            f"{name} holds integers beyond 2^53, which doubles cannot represent exactly; "
+            "rescale them (e.g. divide by a power of ten) first"
+        )
     if ndim is not None and out.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {out.shape}")
     if not np.all(np.isfinite(out)):

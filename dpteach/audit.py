@@ -261,8 +261,11 @@ def gaussian_sampler(epsilon: float, delta: float, *, sensitivity: float = 1.0, 
 
 
 def exponential_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0):
-    """Sampler of :func:`dpteach.exponential` on a utility vector."""
+    """Sampler of :func:`dpteach.exponential` on a utility vector (parameters checked here)."""
     from .mechanisms import exponential
+
+    epsilon = check.positive(epsilon, "epsilon")
+    sensitivity = check.positive(sensitivity, "sensitivity")
 
     return lambda u, rng, size: exponential(
         u, sensitivity=sensitivity, epsilon=epsilon, rng=rng, size=size

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _validate as check
 from .data import Dataset
-from .mechanisms import exponential, laplace
+from .mechanisms import exponential, laplace, safe_laplace_grid
 from .median import HalvingDUA
 from .mw import mw_update
 from .privacy import BudgetExceededError, PrivacyBudget, advanced_composition
@@ -107,6 +107,13 @@ def exponential_distinguisher(
     probability ``1 - gamma`` it loses at most ``F = 2 ln(k/gamma) / (n epsilon)`` against the
     best of the ``k`` queries. ``size`` draws that many independent choices (for simulation:
     each is a separate ``epsilon``-DP release)."""
+    n = check.integer(n, "n", minimum=1)
+    true, synthetic = check.array(true, "true", ndim=1), check.array(synthetic, "synthetic", ndim=1)
+    if true.shape != synthetic.shape:
+        raise ValueError(
+            f"true and synthetic must hold the same queries' answers, got {true.size} and "
+            f"{synthetic.size}"
+        )
     scores = np.abs(true - synthetic)
     return exponential(scores, sensitivity=1 / n, epsilon=epsilon, rng=rng, size=size)
 
@@ -198,6 +205,7 @@ def iterative_construction(
         raise ValueError(
             f"epsilon={epsilon} is too large for advanced composition here; use delta=0"
         )
+    safe_laplace_grid(1 / data.n, eps0)  # refuses an unrepresentable eps0 before any charge
     if budget is not None:
         if not budget.can_afford(epsilon, delta):
             raise BudgetExceededError(

@@ -308,13 +308,15 @@ def exponential(
     the best (Thm 3.11).
 
     By default (``safe=True``) the choice is floating-point safe and exact: the scores are
-    snapped to a power-of-two grid ``g <= Delta / 2^11`` (so their sensitivity becomes ``Delta +
-    g`` at most), and the index is drawn by rejection sampling with integer arithmetic only
-    (uniform proposals, acceptance ``exp(-gap)`` as an exact Bernoulli; Canonne, Kamath and
-    Steinke 2020, Algorithm 1). The probabilities are those of the exponential mechanism on the
-    snapped scores at a rate at most ``1 + 2^-11`` times smaller (details in
-    :class:`dpteach._noise.ExpGrid`); Thm 3.11's bound holds with ``Delta + g`` for ``Delta``,
-    plus ``g`` for the snapping. ``safe=False`` is a *teaching option only*: the Gumbel-max trick
+    snapped to a power-of-two grid ``g <= Delta / (2^11 max(1, eps))`` (so their sensitivity
+    becomes ``Delta + g`` at most), and the index is drawn by rejection sampling with integer
+    arithmetic only (uniform proposals, acceptance ``exp(-gap)`` as an exact Bernoulli; Canonne,
+    Kamath and Steinke 2020, Algorithm 1). The probabilities are those of the exponential
+    mechanism on the snapped scores at a rate within a factor ``(1 + 2^-11)(1 + 2^-19)`` of the
+    ideal one and never above it (details in :class:`dpteach._noise.ExpGrid`); Thm 3.11's bound
+    holds with ``Delta + g`` for ``Delta``, plus ``g`` for the snapping, for ``beta`` above ``R
+    e^-1024``. An ``epsilon`` below about ``2e-6`` is sampled on Python integers (slower, as
+    exact). ``safe=False`` is a *teaching option only*: the Gumbel-max trick
     in floating point (``argmax(eps u / (2 Delta) + Gumbel)``), the textbook sampler, whose
     rounding is not accounted for.
 
@@ -345,8 +347,8 @@ def exponential(
     else:
         charge(budget, epsilon, label="exponential")
     if safe:
-        gaps = _noise.exp_grid(sensitivity, epsilon).gaps(u)
-        chosen = _noise.exponential_choice(gaps, 1 if size is None else size, gen)
+        grid = _noise.exp_grid(sensitivity, epsilon)
+        chosen = _noise.exponential_choice(grid.gaps(u), grid.bits, size or 1, gen)
         return int(chosen[0]) if size is None else chosen
     # Shifting by the best score changes no probability and keeps scale * u from overflowing.
     with np.errstate(over="ignore"):  # -inf for scores too far below the best: probability 0

@@ -23,7 +23,7 @@ import numpy as np
 from . import _validate as check
 from . import theory
 from .data import Dataset
-from .mechanisms import Sparse, exponential, laplace
+from .mechanisms import Sparse, exponential, laplace, safe_laplace_grid
 from .privacy import BudgetExceededError, PrivacyBudget, advanced_composition, charge
 from .queries import MarginalWorkload, NegatedWorkload, Workload
 from .results import Result, Round, kl_divergence
@@ -174,6 +174,7 @@ def private_mw(
     rounds = theory.private_mw_rounds(closed.domain_size, alpha)
     eps0 = theory.private_mw_epsilon0(epsilon, closed.domain_size, alpha, delta)
     gen = check.rng(rng)
+    safe_laplace_grid(1 / n, eps0)  # refuses an unrepresentable eps0 before anything is charged
     _charge(budget, epsilon, f"private MW ({2 * rounds} steps at eps0={eps0:.3g})", delta)
 
     def spent(steps: int) -> float:
@@ -295,8 +296,6 @@ def mwem(
     check.dense_size(workload.domain_size)
     gen = check.rng(rng)
     eps_t = epsilon / (2 * rounds)
-    _charge(budget, epsilon, f"MWEM ({2 * rounds} steps at {eps_t:.3g})")
-    p = data.histogram()
     by_marginal = isinstance(workload, MarginalWorkload)
     if by_marginal:
         starts = workload._offsets[:-1]
@@ -305,6 +304,10 @@ def mwem(
         starts = np.arange(workload.k)
         sensitivity = 1 / n
     ends = np.append(starts[1:], workload.k)
+    # the largest measurement's noise grid, refused (public values only) before the charge
+    safe_laplace_grid(sensitivity, eps_t, k=int(np.max(ends - starts)))
+    _charge(budget, epsilon, f"MWEM ({2 * rounds} steps at {eps_t:.3g})")
+    p = data.histogram()
     true = workload._answer(p)
     support = np.flatnonzero(p)
     p_hat = _uniform(workload.domain_size)

@@ -9,8 +9,8 @@
 2. The sampler's distribution on cases the existing chi-square tests miss: many candidates, ties,
    a rejection-heavy case where whole batches are rejected, and one draw at a time against
    ``size`` draws there. Each statistical test also rejects a wrong answer.
-3. The review's findings, as strict xfails: they fail on the reviewed code by design and pass once
-   fixed (then remove the mark).
+3. The review's findings (tiny epsilon, integers beyond 2^53, refused runs that charged), which
+   failed on the reviewed code and pass since the fixes.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ LEVEL = 1e-6  # as in test_safe_noise.py
 def _log_probabilities(grid: _noise.ExpGrid, u: np.ndarray) -> np.ndarray:
     """Exact log selection probabilities (``ExpGrid.probabilities`` underflows to 0 below e^-745,
     exactly where the cap acts)."""
-    x = -np.ldexp(grid.gaps(np.asarray(u, float)).astype(float), -_noise.RATE_BITS)
+    x = grid.log_weights(np.asarray(u, float))
     return x - logsumexp(x)
 
 
@@ -109,14 +109,14 @@ def test_the_pairs_catch_a_grid_that_forgets_the_rounding_step_or_drops_capped_c
     assert (delta / math.ldexp(1.0, grid.exponent)) % 1  # else floor(Delta/g) steps suffice
     pairs = _adversarial_pairs(delta, grid)
     steps = math.floor(delta / math.ldexp(1.0, grid.exponent))
-    rate = math.floor(epsilon / (2 * steps) * 2**_noise.RATE_BITS)
-    no_step = _noise.ExpGrid(grid.exponent, steps, rate, grid.cap)
+    rate = math.floor(epsilon / (2 * steps) * 2**grid.bits)
+    no_step = _noise.ExpGrid(grid.exponent, steps, rate, grid.bits, grid.cap)
     assert max(_loss(no_step, u, v) for u, v in pairs) > epsilon * (1 + 2**-13)
 
     def cliff(u: np.ndarray) -> np.ndarray:
         k = _noise.snap(np.asarray(u, float), grid.exponent).astype(float)
         gap = k.max() - k
-        return np.where(gap < grid.cap, -gap * grid.rate / 2**_noise.RATE_BITS, -np.inf)
+        return np.where(gap < grid.cap, -gap * grid.rate / 2**grid.bits, -np.inf)
 
     def cliff_loss(u, v):
         a, b = cliff(u), cliff(v)
@@ -169,7 +169,7 @@ def test_many_candidates_match_the_exact_probabilities():
     picks = dp.exponential(u, sensitivity=1.0, epsilon=1.0, rng=21, size=150_000)
     observed = np.bincount(picks, minlength=u.size)
     assert _chi_square_p(observed, grid.probabilities(u)) > LEVEL
-    faster = _noise.ExpGrid(grid.exponent, grid.steps, round(grid.rate * 1.05), grid.cap)
+    faster = _noise.ExpGrid(grid.exponent, grid.steps, round(grid.rate * 1.05), grid.bits, grid.cap)
     assert _chi_square_p(observed, faster.probabilities(u)) < LEVEL
 
 
@@ -231,10 +231,10 @@ def test_one_draw_at_a_time_agrees_with_size_draws_when_batches_are_rejected():
 
 
 def test_bernoulli_exp_ratio_with_the_samplers_denominator():
-    """``_bernoulli_exp_ratio`` over ``2^48``, as ``exponential_choice`` calls it: gaps of 0.37,
+    """``_bernoulli_exp_ratio`` over ``2^51``, as ``exponential_choice`` calls it: gaps of 0.37,
     2.0 (whole part only) and 10.5 nats (e^-10.5, about 28 hits in a million)."""
     gen = np.random.default_rng(17)
-    den = 2**_noise.RATE_BITS
+    den = 2**_noise.FAST_BITS
     for nats, draws, wrong in [(0.37, 100_000, 1.05), (2.0, 100_000, 1.1), (10.5, 10**6, 3.0)]:
         num = round(nats * den)
         hits = _noise._bernoulli_exp_ratio(np.full(draws, num, dtype=np.int64), den, gen)
@@ -243,14 +243,9 @@ def test_bernoulli_exp_ratio_with_the_samplers_denominator():
         assert stats.binomtest(int(hits.sum()), draws, p * wrong).pvalue < LEVEL
 
 
-# --- the review's findings (strict xfails: they pass once fixed; then drop the mark) -------------
+# --- the review's findings, fixed ---------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding 1: below eps ~ 3e-8 the per-step rate is rounded to a multiple of 2^-48, "
-    "losing most of its digits; at eps = 1e-11 it is 0 and the choice is uniform",
-)
 def test_tiny_epsilon_still_follows_the_exponential_mechanism():
     """Scores 0 and 1e12 at eps = 1e-11, sensitivity 1: ``eps (u1 - u0) / 2 = 5``, so the
     mechanism picks index 1 with probability 1/(1 + e^-5) = 0.9933 (Gumbel-max agrees); a refusal
@@ -264,11 +259,6 @@ def test_tiny_epsilon_still_follows_the_exponential_mechanism():
     assert stats.binomtest(int(picks.sum()), picks.size, p).pvalue > LEVEL
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding 2: integer scores beyond 2^53 are rounded to doubles before snapping; "
-    "neighbours one apart become 2 or 4 apart and the loss exceeds epsilon",
-)
 def test_integer_scores_beyond_two_to_the_53_are_refused_or_kept_exact():
     u_true, v_true = [2**53 + 1, 2**53 + 3], [2**53 + 2, 2**53 + 2]  # neighbours at Delta = 1
     try:
@@ -285,11 +275,6 @@ DATA = dp.Dataset([[0, 1], [1, 2], [1, 0], [0, 0]], DOM)
 Q = dp.MarginalWorkload.all_kway(DOM, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding 3: the algorithms charge their budget, then the safe Laplace grid refuses "
-    "the tiny per-step epsilon (public parameters only, so it can be checked first)",
-)
 @pytest.mark.parametrize(
     "run",
     [

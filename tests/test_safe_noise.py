@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -410,24 +411,30 @@ def test_the_same_pairs_catch_a_grid_without_the_rounding_step(delta, epsilon):
     g = math.ldexp(1.0, grid.exponent)
     assert (delta / g) % 1  # else floor(Delta/g) steps would be enough
     steps = grid.steps - 1
-    rate = math.floor(epsilon / (2 * steps) * 2**_noise.RATE_BITS)
-    broken = _noise.ExpGrid(grid.exponent, steps, rate, grid.cap)
+    rate = math.floor(epsilon / (2 * steps) * 2**grid.bits)
+    broken = _noise.ExpGrid(grid.exponent, steps, rate, grid.bits, grid.cap)
     losses = [_exp_loss(broken, a, b) for a, b in _exp_worst_pairs(delta, g, 40 / epsilon)]
     assert max(losses) > epsilon * (1 + 2**-13)
 
 
-def test_exp_grid_rate_and_cap_follow_their_definitions():
-    for delta, epsilon in [(1.0, 1.0), (1 / 3, 0.01), (1e-300, 1e300), (1e300, 1e-300), (5.0, 1e9)]:
-        grid = _noise.exp_grid(delta, epsilon)
-        g = math.ldexp(1.0, grid.exponent)
-        assert g <= delta * 2**-11 or grid.exponent == -1074
-        assert grid.steps == math.floor(delta / g) + 1 or delta / g > 2**52
-        rate = grid.rate / 2**_noise.RATE_BITS
-        assert rate <= epsilon / (2 * grid.steps)  # never above the private rate
-        if 2**-30 < epsilon / (2 * grid.steps) < 2**_noise.GAP_BITS:
-            assert rate >= epsilon / (2 * grid.steps) * (1 - 2**-18)
-        assert grid.rate * grid.cap < 2**63
-        assert grid.rate == 0 or grid.rate * grid.cap >= 2 ** (_noise.GAP_BITS + _noise.RATE_BITS)
+@pytest.mark.parametrize(
+    ("delta", "epsilon"),
+    [(1.0, 1.0), (1 / 3, 0.01), (1e-300, 1e300), (1e300, 1e-300), (5.0, 1e9), (1.0, 1e-11),
+     (1.0, 1e7), (0.7, 3e-6)],
+)  # fmt: skip
+def test_exp_grid_rate_and_cap_follow_their_definitions(delta, epsilon):
+    """Exact (rational) checks: the grid, the steps, the rate never above ``eps / (2 steps)``
+    and at most ``2^-19`` below it (or below ``2^10``, where it is capped), the cap's weight, and
+    int64 numerators on the fast path."""
+    grid = _noise.exp_grid(delta, epsilon)
+    g = Fraction(2) ** grid.exponent
+    assert g <= Fraction(delta) / (2**11 * max(1, Fraction(epsilon))) or grid.exponent == -1074
+    assert grid.steps == math.floor(Fraction(delta) / g) + 1
+    t, ideal = Fraction(grid.rate, 2**grid.bits), Fraction(epsilon) / (2 * grid.steps)
+    assert t <= ideal
+    assert t >= min(ideal, 2**_noise.GAP_BITS) * (1 - Fraction(1, 2**19))
+    assert grid.rate * grid.cap >= 2 ** (_noise.GAP_BITS + grid.bits)  # capped weight <= e^-1024
+    assert grid.bits > _noise.FAST_BITS or grid.rate * grid.cap < 2**62
 
 
 @pytest.mark.parametrize(
@@ -445,7 +452,7 @@ def test_exponential_choice_draws_the_exact_probabilities(scores):
     keep = right * draws >= 5  # candidates ~1e9 below the best are never drawn
     assert observed[~keep].sum() == 0
     assert stats.chisquare(observed[keep], right[keep] / right[keep].sum() * draws).pvalue > LEVEL
-    doubled = _noise.ExpGrid(grid.exponent, grid.steps, 2 * grid.rate, grid.cap)
+    doubled = _noise.ExpGrid(grid.exponent, grid.steps, 2 * grid.rate, grid.bits, grid.cap)
     wrong = doubled.probabilities(u)
     assert stats.chisquare(observed[keep], wrong[keep] / wrong[keep].sum() * draws).pvalue < LEVEL
 
