@@ -360,8 +360,8 @@ class FrameRenderer:
             for ax, position in zip(fig.axes, kept):
                 ax.set_position(position)
                 ax.set_in_layout(True)  # which set_position turns off
-            fig.canvas.draw()
-            if self._fits(engine):
+            if self._fits(engine):  # measured before drawing, as the layout engine measures
+                fig.canvas.draw()
                 return
             self.relayouts += 1
             fig.set_layout_engine(engine)
@@ -369,8 +369,8 @@ class FrameRenderer:
         self._layouts[key] = [ax.get_position(original=True).frozen() for ax in fig.axes]
 
     def _fits(self, engine) -> bool:
-        """Whether the drawn frame's decorations lie inside the figure, by the constrained
-        layout's padding, and clear of each other's axes (see the class docstring)."""
+        """Whether the frame's decorations lie inside the figure, by the constrained layout's
+        padding, and clear of each other's axes (see the class docstring)."""
         fig = self.figure
         renderer = fig.canvas.get_renderer()
         pad = engine.get()
