@@ -266,12 +266,12 @@ class FrameRenderer:
     once per figure structure (size, and the kind and grid cell of every axes) and kept for the
     later frames of that structure *while everything still fits*: every axes' decorations (tick
     labels, axis labels, title, legends) and every figure-level text and legend lie inside the
-    figure by the layout's padding, and no axes' decorations reach into another axes'. A frame
-    that does not fit is drawn again with a fresh constrained layout, which is kept from then on
-    (``relayouts`` counts them). So a frame is pixel-identical to a fresh render whenever its own
-    layout would be the one kept, and otherwise differs only in where its axes sit (the axes
-    then stay still from one slider position to the next); ``reuse_layout=False`` lays out
-    every frame afresh.
+    figure by the layout's padding, and no axes' decorations reach into another axes' (checked
+    before drawing, as the layout engine measures). A frame that does not fit is laid out
+    afresh, and that layout is kept from then on (``relayouts`` counts them). So a frame is
+    pixel-identical to a fresh render whenever its own layout would be the one kept, and
+    otherwise differs only in where its axes sit (the axes then stay still from one slider
+    position to the next); ``reuse_layout=False`` lays out every frame afresh.
     """
 
     def __init__(self, *, dpi: int = 100, colors: int | None = None, reuse_layout: bool = True):
@@ -396,8 +396,8 @@ class StaticFigure:
 
     Attributes: ``names`` (slider names), ``grid`` (their values), ``default`` (the position
     shown first, one index per slider), ``default_frame`` (its PNG), ``positions`` (grid
-    points), ``frames`` (distinct PNGs),
-    ``html`` (the self-contained HTML) and ``nbytes`` (its size in bytes, what a page grows by).
+    points), ``frames`` (distinct PNGs), ``html`` (the self-contained HTML) and ``nbytes`` (its
+    size in bytes, what a page grows by).
     """
 
     def __init__(self, names, grid, default, labels, frames, index, *, alt: str):
