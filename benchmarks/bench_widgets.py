@@ -44,6 +44,7 @@ class Widget:
     controls: dict
     grid: dict | None = None
     times: dict = field(default_factory=dict)
+    relayouts: int = 0
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
@@ -154,6 +155,7 @@ def measure(widget: Widget, *, quick: bool = False) -> Widget:
             widget.controls[other].value = top
         sweep.append(_timed(lambda: setattr(widget.controls[name], "value", value)))
     widget.times["sweep"] = sweep
+    widget.relayouts = box.renderer.relayouts
     return widget
 
 
@@ -178,7 +180,8 @@ def run(quick: bool = False) -> list[dict]:
                 "met": bool(default <= GOAL_MEDIAN),
                 "notes": f"CPU {default_cpu:.3f} s" + ("" if quick else
                          f"; {len(sweep)} other positions: min {min(sweep):.3f}, median "
-                         f"{np.median(sweep):.3f}, max {max(sweep):.3f} s"),
+                         f"{np.median(sweep):.3f}, max {max(sweep):.3f} s; kept layout redone "
+                         f"for {widget.relayouts} of them"),
             })  # fmt: skip
             if sweep:
                 rows.append({

@@ -186,7 +186,10 @@ def histogram_animation(
 
         title.set_text(f"round t = {rounds[-1]}")  # room for the title, then lay out once:
         fig.canvas.draw()  # only heights, the title's number and a marker move between frames,
-        fig.set_layout_engine("none")  # so every frame keeps that layout (no relayout per frame)
+        fig.set_layout_engine(None)  # so every frame keeps that layout (no engine: savefig then
+        # draws each frame once, not a second time for a layout pass); and the on-screen redraw
+        # after each update is skipped, since every saved frame is drawn by savefig anyway
+        fig.canvas.draw_idle = lambda *args, **kwargs: None
         anim = animation.FuncAnimation(fig, update, frames=rounds, interval=interval)
         html = anim.to_jshtml(default_mode="once")
         plt.close(fig)
@@ -255,10 +258,23 @@ class FrameRenderer:
     still works (its figure is rendered and closed). The image is taken at ``dpi`` (the
     figure's own size, no tight-bbox pass) from the canvas's pixels and encoded once as PNG by
     Pillow; with ``colors``, quantised first to a palette of that many colours (median cut, which
-    keeps the few colours of a plot exact; no dithering) and optimised.
+    keeps the few colours of a plot exact; no dithering) and compressed at zlib's default level
+    (Pillow's ``optimize`` would take 4-5 times as long, as much as the quantisation, to save
+    another 10 %); without, compressed at zlib's fastest level (a live frame is shown once).
+
+    The constrained layout (10-20 % of a frame's time; ticks take most of the rest) is computed
+    once per figure structure (size, and the kind and grid cell of every axes) and kept for the
+    later frames of that structure *while everything still fits*: every axes' decorations (tick
+    labels, axis labels, title, legends) and every figure-level text and legend lie inside the
+    figure by the layout's padding, and no axes' decorations reach into another axes' (checked
+    before drawing, as the layout engine measures). A frame that does not fit is laid out
+    afresh, and that layout is kept from then on (``relayouts`` counts them). So a frame is
+    pixel-identical to a fresh render whenever its own layout would be the one kept, and
+    otherwise differs only in where its axes sit (the axes then stay still from one slider
+    position to the next); ``reuse_layout=False`` lays out every frame afresh.
     """
 
-    def __init__(self, *, dpi: int = 100, colors: int | None = None):
+    def __init__(self, *, dpi: int = 100, colors: int | None = None, reuse_layout: bool = True):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -266,6 +282,8 @@ class FrameRenderer:
             self.figure = Figure(dpi=dpi)
         FigureCanvasAgg(self.figure)
         self.dpi, self.colors, self._made = dpi, colors, 0
+        self.reuse_layout, self.relayouts = reuse_layout, 0
+        self._layouts: dict[tuple, list] = {}  # structure -> the axes' positions
 
     def _subplots(self, nrows: int, ncols: int, *, figsize, **kwargs):
         self._made += 1
@@ -305,23 +323,81 @@ class FrameRenderer:
         else:  # our Agg canvas: its pixels directly, no PNG encoded and decoded in between
             canvas = self.figure.canvas
             with mpl.rc_context(STYLE):
-                canvas.draw()
+                self._draw_canvas()
             size = canvas.get_width_height(physical=True)
             image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
         image = image.convert("RGB")  # the figure is opaque
         if self.colors is not None:
             image = image.quantize(colors=self.colors, dither=Image.Dither.NONE)
         out = io.BytesIO()
-        image.save(out, format="png", optimize=self.colors is not None)
+        image.save(out, format="png", compress_level=6 if self.colors is not None else 1)
         return out.getvalue()
+
+    def _structure(self) -> tuple:
+        """What a kept layout must match: the figure's size and every axes' kind and cell."""
+        fig, cells = self.figure, []
+        for ax in fig.axes:
+            spec = ax.get_subplotspec()
+            grid = spec and spec.get_gridspec()
+            cells.append((type(ax).__name__, ax.get_label(), spec and spec.get_geometry(),
+                          grid and (grid.get_geometry(), tuple(grid.get_width_ratios() or ()),
+                                    tuple(grid.get_height_ratios() or ()))))  # fmt: skip
+        return tuple(fig.get_size_inches()), fig.dpi, tuple(cells)
+
+    def _draw_canvas(self) -> None:
+        """Draw the figure, on the kept layout of its structure if everything fits there."""
+        from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+        fig = self.figure
+        engine = fig.get_layout_engine()
+        if not (self.reuse_layout and isinstance(engine, ConstrainedLayoutEngine)):
+            fig.canvas.draw()  # a draw that chose its own layout keeps it
+            return
+        key = self._structure()
+        kept = self._layouts.get(key)
+        if kept is not None:
+            fig.set_layout_engine("none")
+            for ax, position in zip(fig.axes, kept):
+                ax.set_position(position)
+                ax.set_in_layout(True)  # which set_position turns off
+            if self._fits(engine):  # measured before drawing, as the layout engine measures
+                fig.canvas.draw()
+                return
+            self.relayouts += 1
+            fig.set_layout_engine(engine)
+        fig.canvas.draw()
+        self._layouts[key] = [ax.get_position(original=True).frozen() for ax in fig.axes]
+
+    def _fits(self, engine) -> bool:
+        """Whether the frame's decorations lie inside the figure, by the constrained layout's
+        padding, and clear of each other's axes (see the class docstring)."""
+        fig = self.figure
+        renderer = fig.canvas.get_renderer()
+        pad = engine.get()
+        w, h = pad["w_pad"] * fig.dpi - 1, pad["h_pad"] * fig.dpi - 1  # a pixel of rounding
+        width, height = fig.bbox.width, fig.bbox.height
+        axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_in_layout()]
+        boxes = [ax.get_tightbbox(renderer) or ax.bbox for ax in axes]
+        others = [a.get_window_extent(renderer) for a in (*fig.texts, *fig.legends)
+                  if a.get_visible()]  # fmt: skip
+        if any(box.x0 < w or box.y0 < h or box.x1 > width - w or box.y1 > height - h
+               for box in (*boxes, *others)):  # fmt: skip
+            return False
+        return not any(  # the decorations of axes side by side (not twins or insets) meet
+            boxes[i].overlaps(boxes[j])
+            for i in range(len(axes))
+            for j in range(i)
+            if not axes[i].bbox.overlaps(axes[j].bbox)
+        )
 
 
 class StaticFigure:
     """Precomputed frames of a figure with HTML range sliders; see :func:`static_figure`.
 
     Attributes: ``names`` (slider names), ``grid`` (their values), ``default`` (the position
-    shown first, one index per slider), ``positions`` (grid points), ``frames`` (distinct PNGs),
-    ``html`` (the self-contained HTML) and ``nbytes`` (its size in bytes, what a page grows by).
+    shown first, one index per slider), ``default_frame`` (its PNG), ``positions`` (grid
+    points), ``frames`` (distinct PNGs), ``html`` (the self-contained HTML) and ``nbytes`` (its
+    size in bytes, what a page grows by).
     """
 
     def __init__(self, names, grid, default, labels, frames, index, *, alt: str):
@@ -336,6 +412,7 @@ class StaticFigure:
         for pos, values in zip(self.default, self.grid):
             flat = flat * len(values) + pos
         uris = ["data:image/png;base64," + base64.b64encode(f).decode("ascii") for f in frames]
+        self.default_frame = frames[index[flat]]
         first = uris[index[flat]]
         uris[index[flat]] = ""  # the <img> already holds it; the script reads it from there
         value_labels = [[_format_value(v) for v in values] for values in self.grid]
@@ -458,9 +535,10 @@ def explorable(
     above the widget view), and so the printed book (``make pdf``); a viewer without widgets
     (GitHub, a notebook not yet run) shows its default frame. So no cell tag is needed and the
     two versions cannot disagree. Every grid point is drawn when the cell runs (in Jupyter too,
-    before the live widget appears), a fraction of a second to a few seconds per point for a
-    typical figure, so keep the grid to a few dozen points; ``.static`` reports its positions
-    and bytes. Usage, one cell in a chapter::
+    before the live widget appears, which opens on the default frame, in the static frames'
+    palette, when ``dpi`` is the live :data:`~dpteach.widgets.LIVE_DPI`), a fraction of a second
+    to a few seconds per point for a typical figure, so keep the grid to a few dozen points;
+    ``.static`` reports its positions and bytes. Usage, one cell in a chapter::
 
         viz.explorable(
             draw,
@@ -485,6 +563,9 @@ def explorable(
         alt=alt,
         **{name: grid[name] for name in controls},
     )
-    live = widgets.interactive_figure(draw, **controls)
+    # the live widget opens on the default frame just drawn (at the live resolution, no need to
+    # draw it twice); each move then renders afresh, in full colour
+    first = static.default_frame if dpi == widgets.LIVE_DPI else None
+    live = widgets._live_figure(draw, controls, first=first)
     live.add_class("dpteach-explorable")  # how a test (or a reader's CSS) finds the main figure
     return Explorable(live, static)

@@ -94,8 +94,15 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
     :data:`LIVE_DPI` by one :class:`dpteach.viz.FrameRenderer` (a figure reused from move to
     move) and shown in an output area, replaced in one step whenever a control changes (an error
     raised by ``draw`` after a move is shown there instead). The default figure is drawn
-    immediately (an error raised then propagates). ``box.redraw()`` draws again.
+    immediately (an error raised then propagates). ``box.redraw()`` draws again;
+    ``box.renderer`` is the renderer (its ``relayouts`` count the frames laid out again).
     """
+    return _live_figure(draw, controls)
+
+
+def _live_figure(draw: Callable[..., None], controls: dict, first: bytes | None = None):
+    """:func:`interactive_figure`, opening on the PNG ``first`` (the default figure already
+    rendered, e.g. a static frame of :func:`dpteach.viz.explorable`) if given."""
     import base64
 
     from .viz import FrameRenderer
@@ -104,6 +111,10 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
         raise ValueError("controls must name at least one widget")
     out = widgets.Output()
     renderer = FrameRenderer(dpi=LIVE_DPI)
+
+    def show(png: bytes) -> None:
+        data = {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"}
+        out.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
 
     def redraw(change=None) -> None:
         try:
@@ -114,12 +125,14 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
             text = f"{type(err).__name__}: {err}\n"
             out.outputs = ({"output_type": "stream", "name": "stderr", "text": text},)
             return
-        data = {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"}
-        out.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
+        show(png)
 
     for control in controls.values():
         control.observe(redraw, names="value")
-    redraw()
+    if first is None:
+        redraw()
+    else:
+        show(first)
     box = widgets.VBox([widgets.HBox(list(controls.values())), out])
-    box.redraw = redraw
+    box.redraw, box.renderer = redraw, renderer
     return box

@@ -37,7 +37,7 @@ def pixels(png: bytes) -> np.ndarray:
 
 def test_a_reused_figure_renders_what_a_fresh_renderer_renders():
     before = plt.get_fignums()
-    reused = viz.FrameRenderer(dpi=60)
+    reused = viz.FrameRenderer(dpi=60, reuse_layout=False)  # layout reuse: test_frame_layout.py
     frames = [reused.render(draw, {"epsilon": e}) for e in (1.0, 2.0, 1.0)]
     assert frames[0] == frames[2] != frames[1]
     assert frames[1] == viz.FrameRenderer(dpi=60).render(draw, {"epsilon": 2.0})
@@ -92,3 +92,20 @@ def test_an_error_after_a_move_is_shown_in_the_widget_and_at_creation_raised():
     assert shown["output_type"] == "stream" and "epsilon too large" in shown["text"]
     with pytest.raises(ValueError, match="too large"):
         widgets.interactive_figure(fragile, epsilon=widgets.log_slider("ε", 10.0, 0.1, 10))
+
+
+def test_an_explorable_opens_its_live_widget_on_the_static_default_frame_then_renders():
+    eps = widgets.log_slider("ε", 1.0, 0.1, 10)
+    both = viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=eps)
+    out = both.widget.children[1]
+    assert base64.b64decode(out.outputs[0]["data"]["image/png"]) == both.static.default_frame
+    assert both.static.default_frame == both.static.frames[1]  # epsilon = 1, the default
+    assert both.widget.renderer._made == 0  # the default was not drawn a second time
+    eps.value = 10.0
+    moved = base64.b64decode(out.outputs[0]["data"]["image/png"])
+    fresh = viz.FrameRenderer(dpi=widgets.LIVE_DPI).render(draw, {"epsilon": 10.0})
+    assert moved == fresh  # a move renders afresh, in full colour
+    sharp = viz.explorable(draw, grid={"epsilon": [10.0]}, dpi=150, epsilon=eps)
+    first = base64.b64decode(sharp.widget.children[1].outputs[0]["data"]["image/png"])
+    assert first != sharp.static.default_frame  # another resolution: the live one is drawn
+    assert pixels(first).shape[0] == round(3.8 * widgets.LIVE_DPI)
