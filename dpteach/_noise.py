@@ -1,5 +1,5 @@
 """Floating-point-safe noise: snap to a power-of-two grid, add exact discrete Laplace or Gaussian
-noise.
+noise; and the exponential mechanism, sampled exactly on snapped scores.
 
 The textbook ``value + rng.laplace(...)`` leaks through floating-point rounding: some outputs are
 possible from one input and impossible from its neighbour (Mironov 2012). Here instead
@@ -27,6 +27,12 @@ neighbours differ by at most ``Delta/g + sqrt(k)`` steps in L2), add exact discr
 ``N_Z(0, sigma^2)`` (CKS Algorithm 3: rejection from the discrete Laplace, acceptance
 ``Bernoulli(exp(-gamma))`` with ``gamma`` a ratio of integers); the release is ``steps^2 / (2
 sigma^2)``-zCDP (CKS Theorem 14).
+
+The exponential mechanism (:class:`ExpGrid`, :func:`exponential_choice`): snap the scores to ``g
+<= Delta / (2^11 max(1, eps))`` (a snapped score moves by at most ``floor(Delta/g) + 1`` steps),
+weight each candidate ``exp(-t gap)`` with ``t <= eps / (2 (floor(Delta/g) + 1))`` a binary
+fraction, and draw by rejection with exact ``Bernoulli(exp(-gamma))`` acceptances: exactly the
+exponential mechanism on the snapped scores, ``eps``-DP.
 """
 
 from __future__ import annotations
