@@ -220,32 +220,54 @@ def discrete_laplace(scale: int, size: int, gen: np.random.Generator) -> np.ndar
     return out
 
 
+def _below(n: int, bits) -> int:
+    """A uniform integer in ``{0, ..., n-1}`` (``n >= 1``), exactly: ``n.bit_length()`` random
+    bits (``bits = rand.getrandbits``) redrawn until below ``n``. The same draws as
+    ``rand.randrange(n)`` in CPython, without its argument handling."""
+    width = n.bit_length()
+    r = bits(width)
+    while r >= n:
+        r = bits(width)
+    return r
+
+
 def _bernoulli_exp_scalar(numerator: int, denominator: int, rand: random.Random) -> bool:
     """:func:`_bernoulli_exp` for one value, on Python integers."""
-    k = 1
-    while numerator and rand.randrange(denominator * k) < numerator:
+    bits, k = rand.getrandbits, 1
+    while numerator and _below(denominator * k, bits) < numerator:
         k += 1
     return k % 2 == 1
 
 
 def scalar_source(gen: np.random.Generator) -> random.Random:
-    """A Python ``random.Random`` seeded from ``gen`` (consuming one draw): its ``randrange`` is
-    an exact uniform integer, without numpy's per-call cost, for one-at-a-time draws."""
+    """A Python ``random.Random`` seeded from ``gen`` (consuming one draw): its ``getrandbits``
+    gives exact uniform integers (:func:`_below`) without numpy's per-call cost, for
+    one-at-a-time draws."""
     return random.Random(int(gen.integers(0, 2**63)))
 
 
 def discrete_laplace_scalar(scale: int, rand: random.Random) -> int:
     """One draw of :func:`discrete_laplace`, the same algorithm on Python integers (for the
-    sparse-vector classes, which draw one value at a time)."""
+    sparse-vector classes, which draw one value at a time). The Bernoulli trials of CKS
+    Algorithm 1 are written out here (the hot loop of the sparse-vector audits)."""
+    bits = rand.getrandbits
     while True:
-        u = rand.randrange(scale)
-        if not _bernoulli_exp_scalar(u, scale, rand):
+        u = _below(scale, bits)
+        k = 1  # accept u with probability exp(-u / scale)
+        while u and _below(scale * k, bits) < u:
+            k += 1
+        if k % 2 == 0:
             continue
-        v = 0
-        while _bernoulli_exp_scalar(1, 1, rand):
+        v = 0  # V: the number of Bernoulli(exp(-1)) successes before the first failure
+        while True:
+            k = 1
+            while _below(k, bits) < 1:
+                k += 1
+            if k % 2 == 0:
+                break
             v += 1
         magnitude = u + scale * v
-        if not rand.getrandbits(1):
+        if not bits(1):
             return magnitude
         if magnitude:
             return -magnitude
