@@ -259,7 +259,7 @@ def discrete_laplace_scalar(scale: int, rand: random.Random) -> int:
         if k % 2 == 0:
             continue
         v = 0  # V: the number of Bernoulli(exp(-1)) successes before the first failure
-        while True:
+        while True:  # one Bernoulli(exp(-1)): K += 1 while Bernoulli(1 / K); success if K odd
             k = 1
             while _below(k, bits) < 1:
                 k += 1

@@ -418,13 +418,19 @@ def smallest_overspend_caught(
 # workload is the attribute's 1-way marginal, and the output is ``p_hat(0)`` rounded to a code.
 
 
-def _one_record(x: object):
+def _on_one_record(run: Callable[[object, object, np.random.Generator], object]) -> Sampler:
+    """A sampler that calls ``run(data, workload, rng)`` once per sample on the one-record
+    database of ``x`` and its workload (built once per call of the sampler, not per sample)."""
     from .data import Dataset
     from .domain import Domain
     from .queries import MarginalWorkload
 
-    domain = Domain.binary(1)
-    return Dataset([[int(x)]], domain), MarginalWorkload.all_kway(domain, 1)
+    def sampler(x: object, rng: np.random.Generator, size: int) -> np.ndarray:
+        domain = Domain.binary(1)
+        data, workload = Dataset([[int(x)]], domain), MarginalWorkload.all_kway(domain, 1)
+        return repeat(lambda _, gen: run(data, workload, gen))(x, rng, size)
+
+    return sampler
 
 
 def private_mw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
@@ -432,13 +438,11 @@ def private_mw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
     in hundredths)."""
     from .mw import private_mw
 
-    def once(x, rng):
-        data, workload = _one_record(x)
-        return round(
-            private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng).synthetic[0] * 100
-        )
+    def once(data, workload, rng):
+        result = private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng)
+        return round(result.synthetic[0] * 100)
 
-    return repeat(once)
+    return _on_one_record(once)
 
 
 def mwem_sampler(epsilon: float, *, rounds: int = 1) -> Sampler:
@@ -446,12 +450,11 @@ def mwem_sampler(epsilon: float, *, rounds: int = 1) -> Sampler:
     twentieths)."""
     from .mw import mwem
 
-    def once(x, rng):
-        data, workload = _one_record(x)
+    def once(data, workload, rng):
         result = mwem(data, workload, epsilon=epsilon, rounds=rounds, iterations=1, rng=rng)
         return round(result.synthetic[0] * 20)
 
-    return repeat(once)
+    return _on_one_record(once)
 
 
 def online_pmw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
@@ -459,10 +462,9 @@ def online_pmw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
     twice (with one hard query allowed); the transcript of answers in quarters is encoded."""
     from .mw import OnlinePMW
 
-    def once(x, rng):
-        data, _ = _one_record(x)
+    def once(data, workload, rng):
         pmw = OnlinePMW(data, epsilon=epsilon, alpha=alpha, rng=rng, max_hard=1)
         q = np.array([1.0, 0.0])
         return encode([None if pmw.halted else round(pmw.answer(q) * 4) for _ in range(2)])
 
-    return repeat(once)
+    return _on_one_record(once)
