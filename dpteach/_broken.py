@@ -159,19 +159,20 @@ def exact_loss(
     t = np.linspace(threshold - span, threshold + span, points)
     weight = np.exp(-np.abs(t - threshold) / t_scale) / (2 * t_scale) * (t[1] - t[0])
 
-    def up(answers):  # P[answer + nu >= t] for every grid point t and query, nu ~ Lap(q_scale)
-        x = t[:, None] - answers[None, :]
+    def up(answers):  # row i: P[answer_i + nu >= t] at every grid point t, nu ~ Lap(q_scale)
+        x = t[None, :] - answers[:, None]
         tail = 0.5 * np.exp(-np.abs(x) / q_scale)
         return np.where(x >= 0, tail, 1 - tail)
 
     up_a, up_b = up(a), up(b)
+    down_a, down_b = 1 - up_a, 1 - up_b
 
     def transcripts(i, aboves, pa, pb):  # (P_D, P_D') of every transcript, as integrands
         if i == a.size or aboves == cutoff:
             yield weight @ pa, weight @ pb
             return
-        yield from transcripts(i + 1, aboves + 1, pa * up_a[:, i], pb * up_b[:, i])
-        yield from transcripts(i + 1, aboves, pa * (1 - up_a[:, i]), pb * (1 - up_b[:, i]))
+        yield from transcripts(i + 1, aboves + 1, pa * up_a[i], pb * up_b[i])
+        yield from transcripts(i + 1, aboves, pa * down_a[i], pb * down_b[i])
 
     ones = np.ones_like(t)
     return max(abs(math.log(p / q)) for p, q in transcripts(0, 0, ones, ones))
