@@ -178,6 +178,20 @@ def _bernoulli_exp(numerator: np.ndarray, denominator: int, gen) -> np.ndarray:
     return k % 2 == 1
 
 
+def _bernoulli_exp_minus_one(size: int, gen) -> np.ndarray:
+    """``size`` exact ``Bernoulli(e^-1)``: :func:`_bernoulli_exp` with ``gamma = 1``, whose first
+    trial, ``Bernoulli(1/1)``, always succeeds (numpy draws nothing for it), so every value
+    starts at ``K = 2``; then ``K += 1`` while ``uniform{0..K-1} == 0``. The same draws as
+    ``_bernoulli_exp(np.ones(size), 1, gen)``, without its bookkeeping."""
+    k = np.full(size, 2, dtype=np.int64)
+    active, step = np.arange(size), 2
+    while active.size:
+        active = active[gen.integers(0, step, size=active.size) == 0]
+        step += 1
+        k[active] = step
+    return k % 2 == 1
+
+
 def _geometric_exp_minus_one(size: int, gen) -> np.ndarray:
     """Exact ``V`` with ``P[V = v] = (1 - e^-1) e^-v``: the number of ``Bernoulli(e^-1)``
     successes before the first failure, read off blocks of i.i.d. draws (long blocks for a few
@@ -186,8 +200,7 @@ def _geometric_exp_minus_one(size: int, gen) -> np.ndarray:
     v = np.zeros(size, dtype=np.int64)
     active = np.arange(size)
     while active.size:
-        ones = np.ones(active.size * block, dtype=np.int64)
-        success = _bernoulli_exp(ones, 1, gen).reshape(active.size, block)
+        success = _bernoulli_exp_minus_one(active.size * block, gen).reshape(active.size, block)
         complete = success.all(axis=1)
         v[active] += np.where(complete, block, np.argmin(success, axis=1))
         active = active[complete]

@@ -487,3 +487,14 @@ def test_exact_uniform_below_n_is_python_randrange(n):
         assert stats.chisquare(observed).pvalue > LEVEL
         folded = np.r_[2, np.ones(6)] / 8  # 8 values, 7 and 0 merged: a biased rejection step
         assert stats.chisquare(observed, 20_000 * folded).pvalue < LEVEL
+
+
+def test_bernoulli_exp_minus_one_is_the_general_sampler_at_gamma_one():
+    """The geometric's specialised ``Bernoulli(e^-1)`` makes the general sampler's draws (so no
+    seeded output changed), and its frequency is ``e^-1`` (a binomial z-test that rejects 0.36)."""
+    ours = _noise._bernoulli_exp_minus_one(200_000, np.random.default_rng(7))
+    general = _noise._bernoulli_exp(np.ones(200_000, np.int64), 1, np.random.default_rng(7))
+    assert np.array_equal(ours, general)
+    se = math.sqrt(math.exp(-1) * (1 - math.exp(-1)) / ours.size)
+    assert abs(ours.mean() - math.exp(-1)) < 5 * se
+    assert abs(ours.mean() - 0.36) > 5 * se
