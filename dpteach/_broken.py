@@ -169,7 +169,8 @@ def exact_loss(
 
     def transcripts(i, aboves, pa, pb):  # (P_D, P_D') of every transcript, as integrands
         if i == a.size or aboves == cutoff:
-            yield weight @ pa, weight @ pb
+            # plain sums, not `weight @ pa`: a threaded BLAS dot per transcript is 10x slower
+            yield (weight * pa).sum(), (weight * pb).sum()
             return
         yield from transcripts(i + 1, aboves + 1, pa * up_a[i], pb * up_b[i])
         yield from transcripts(i + 1, aboves, pa * down_a[i], pb * down_b[i])
