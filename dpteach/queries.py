@@ -197,6 +197,7 @@ class MarginalWorkload(Workload):
         check.dense_size(sum(sizes), "the marginals' answers (k)")
         self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._plan: _SharingPlan | None | object = _UNPLANNED
+        self._shapes = [tuple(domain.shape[a] for a in ax) for ax in self._axes]
         self._cells: list[np.ndarray | None] = [None] * len(self.marginals)
 
     @classmethod
@@ -270,7 +271,7 @@ class MarginalWorkload(Workload):
 
     def marginal_shape(self, m: int) -> tuple[int, ...]:
         """The shape of marginal ``m``'s table."""
-        return tuple(self.domain.shape[a] for a in self._axes[m])
+        return self._shapes[m]
 
     def table(self, p: np.ndarray, m: int) -> np.ndarray:
         """Marginal ``m``'s table of a trusted histogram ``p`` (axes in the set's order).
@@ -282,13 +283,9 @@ class MarginalWorkload(Workload):
         """
         cells = self._cell_index(m)
         if cells is not None:
-            return np.bincount(cells, weights=p, minlength=self._size(m)).reshape(
-                self.marginal_shape(m)
-            )
+            shape = self._shapes[m]
+            return np.bincount(cells, weights=p, minlength=math.prod(shape)).reshape(shape)
         return _marginal(p, self.domain.shape, self._axes[m])
-
-    def _size(self, m: int) -> int:
-        return int(self._offsets[m + 1] - self._offsets[m])
 
     def _cell_index(self, m: int) -> np.ndarray | None:
         """On a universe of at most :data:`SMALL_DOMAIN` cells, the flat index in marginal
@@ -385,6 +382,9 @@ class MarginalWorkload(Workload):
         """:meth:`reweight` on trusted arguments (package-internal: nothing is checked)."""
         if table is None:
             table = self.table(p, m)
+        cells = self._cell_index(m)
+        if cells is not None and _scale_by_gather(p, cells, np.ravel(log_factor), table.ravel()):
+            return p
         mass = table > 0
         full = bool(mass.all())  # the usual case: no masked indexing needed
         if not full and not mass.any():
@@ -403,7 +403,6 @@ class MarginalWorkload(Workload):
         # A ratio above e^709 overflows; it only arises for cells of sub-normal mass (< 1e-308),
         # whose new mass is at most 1: apply it in two halves then, each finite.
         halves = 1 if log_ratio.max() < 700 else 2
-        cells = self._cell_index(m)
         for _ in range(halves):
             factor = np.exp(log_ratio / halves if halves > 1 else log_ratio)
             if cells is not None:  # a small universe: one gather
@@ -583,6 +582,26 @@ def _reduction(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple:
         dims = [d for d in dims[:j] if d[1]] + dims[j:]
     ordered = sorted(axes)
     return steps, tuple(shape[a] for a in ordered), tuple(ordered.index(a) for a in axes)
+
+
+def _scale_by_gather(
+    p: np.ndarray, cells: np.ndarray, log_factor: np.ndarray, table: np.ndarray
+) -> bool:
+    """The common case of :meth:`MarginalWorkload._scale` on a small universe, in a few numpy
+    calls: ``p(x) *= w[a] / Z`` at ``x``'s cell ``a`` (``cells``), with ``w = exp(log_factor -
+    max)`` and ``Z = <w, table>`` (flat arrays), the same ratio as the log-space path's. It applies
+    only when every ``w`` is at least ``e^-700`` and ``Z`` at least ``1e-300``, so that every
+    ratio is a normal number computed to full precision; otherwise it returns ``False`` with
+    ``p`` untouched, and the caller takes the log-space path."""
+    shifted = log_factor - log_factor.max()
+    if not shifted.min() > -700:  # also False for NaN (an infinite factor)
+        return False
+    weights = np.exp(shifted)
+    z = weights @ table
+    if not z >= 1e-300:
+        return False
+    p *= (weights / z)[cells]
+    return True
 
 
 def _multiply(p: np.ndarray, shape: Sequence[int], axes: Sequence[int], factor: np.ndarray) -> None:
