@@ -290,14 +290,14 @@ class MarginalWorkload(Workload):
     def _cell_index(self, m: int) -> np.ndarray | None:
         """On a universe of at most :data:`SMALL_DOMAIN` cells, the flat index in marginal
         ``m``'s table (C order, axes in the set's order) of every ``x`` (computed once);
-        ``None`` on a larger one.
+        ``None`` on a larger one, or when the indices of all marginals would pass 2^22.
 
         A marginal's table is then one ``bincount`` and a factor over its cells is applied with
         one gather: on a small universe numpy's fixed cost per call, not the passes over ``p``,
         is what a staged reduction pays.
         """
-        if self.domain_size > SMALL_DOMAIN:
-            return None
+        if self.domain_size > SMALL_DOMAIN or self.domain_size * len(self._axes) > 2**22:
+            return None  # a large universe, or indices over 32 MB in all
         if self._cells[m] is None:
             shape = self.domain.shape
             index = np.zeros(shape, dtype=np.intp)
@@ -502,8 +502,9 @@ class SubsetWorkload(Workload):
 
 #: Largest universe on which marginal workloads index every ``x``'s cell directly (an ``intp``
 #: array of ``|X|`` per marginal, cached): below it a table is one ``bincount`` and a factor one
-#: gather, much cheaper than a staged reduction's several small numpy calls.
-SMALL_DOMAIN = 4096
+#: gather, much cheaper than a staged reduction's several small numpy calls. (MWEM on all
+#: 3-way marginals of binary attributes: gathers win up to 2^13 cells, lose from 2^14 on.)
+SMALL_DOMAIN = 8192
 
 #: Length of the contiguous block numpy's inner loop runs over in a reduction (8 KiB of float64):
 #: long enough that it runs at memory speed. A broadcast multiply wants a longer one (64 KiB:
