@@ -219,6 +219,7 @@ def project(
     gaps = [gap_of(w, point)]
     target = tol**2 * workload.k / 2
     iterations, previous_size = 0, size
+    polished: dict[bytes, tuple | None] = {}  # support -> (w, A w, gap) of its polish, or None
     while gaps[-1] > target and iterations < max_iter:
         for _ in range(check_every):
             iterations += 1
@@ -244,13 +245,19 @@ def project(
         settled = support.size >= 0.95 * previous_size
         previous_size = support.size
         if settled and support.size <= workload.k + 1 and support.size <= MAX_POLISH:
-            candidate = _polish(workload, y, support)
-            if candidate is not None:
-                candidate_point = forward(candidate)
-                candidate_gap = gap_of(candidate, candidate_point)
-                if candidate_gap < gap:
-                    w, point, gap = candidate, candidate_point, candidate_gap
-                    z, z_point, t_momentum = w, point, 1.0
+            key = support.tobytes()  # the polish depends on the support only: computed once
+            if key not in polished:
+                candidate = _polish(workload, y, support)
+                if candidate is None:
+                    polished[key] = None
+                else:
+                    candidate_point = forward(candidate)
+                    polished[key] = (candidate, candidate_point,
+                                     gap_of(candidate, candidate_point))  # fmt: skip
+            found = polished[key]
+            if found is not None and found[2] < gap:
+                w, point, gap = found
+                z, z_point, t_momentum = w, point, 1.0
         gaps.append(gap)
     return Projection(point, w, gaps[-1], iterations, np.array(gaps))
 
