@@ -290,9 +290,10 @@ def test_project_polishes_each_support_once(monkeypatch):
 
     monkeypatch.setattr(projection, "_polish", counting)
     dom8 = dp.Domain.binary(8)
-    Q = dp.random_queries(dom8.size, 1000, rng=1000)
-    y = Q.answer(dp.correlated_data(dom8, 1000, rng=1).histogram())
-    y = y + np.random.default_rng(0).normal(scale=0.05, size=y.size)
+    Q = dp.random_queries(dom8.size, 100, rng=100)
+    y = Q.answer(dp.correlated_data(dom8, 3000, rng=1).histogram())
+    y = y + np.random.default_rng(1).normal(scale=0.02, size=y.size)
     result = projection.project(y, Q)
-    assert len(calls) >= 2 and len(calls) == len(set(calls))
+    # (without reuse this case polishes 120 times, 19 distinct supports)
+    assert len(calls) >= 10 and len(calls) == len(set(calls))
     assert result.gap <= 1e-5**2 * Q.k / 2  # still certified to the default tolerance
