@@ -26,7 +26,9 @@ and ``A^T v`` is :func:`adjoint`, both computed on the histogram tensor.
 
 from __future__ import annotations
 
+import functools
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,11 +132,18 @@ def simplex_projection(v: object) -> np.ndarray:
 
 def _simplex(v: np.ndarray) -> np.ndarray:
     u = np.sort(v)[::-1]
-    cumulative = np.cumsum(u) - 1.0
-    index = np.arange(1, v.size + 1)
-    rho = np.flatnonzero(u - cumulative / index > 0)[-1]
+    cumulative = u.cumsum() - 1.0
+    rho = (u - cumulative / _counts(v.size) > 0).nonzero()[0][-1]
     tau = cumulative[rho] / (rho + 1)
     return np.maximum(v - tau, 0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def _counts(size: int) -> np.ndarray:
+    """``1, 2, ..., size`` (read-only; the simplex projection's divisors, made once per size)."""
+    counts = np.arange(1, size + 1)
+    counts.flags.writeable = False
+    return counts
 
 
 @dataclass
@@ -212,7 +221,9 @@ def project(
         grad = backward(point - y)
         return max(float(grad @ w - grad.min()), 0.0)
 
-    lipschitz = _operator_norm_squared(forward, backward, size)
+    if workload not in _LIPSCHITZ:  # a function of the workload alone: estimated once for it
+        _LIPSCHITZ[workload] = _operator_norm_squared(forward, backward, size)
+    lipschitz = _LIPSCHITZ[workload]
     w = np.full(size, 1.0 / size)
     point = forward(w)
     z, z_point, t_momentum = w, point, 1.0
@@ -303,6 +314,10 @@ def _polish(workload: Workload, y: np.ndarray, support: np.ndarray) -> np.ndarra
         if active.size == 0:
             return None
     return None
+
+
+#: :func:`_operator_norm_squared` of each workload :func:`project` has seen (while it lives).
+_LIPSCHITZ: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _operator_norm_squared(forward, backward, size: int, iterations: int = 30) -> float:

@@ -297,3 +297,28 @@ def test_project_polishes_each_support_once(monkeypatch):
     # (without reuse this case polishes 120 times, 19 distinct supports)
     assert len(calls) >= 10 and len(calls) == len(set(calls))
     assert result.gap <= 1e-5**2 * Q.k / 2  # still certified to the default tolerance
+
+
+def test_project_estimates_a_workloads_lipschitz_constant_once(monkeypatch):
+    calls = []
+    original = projection._operator_norm_squared
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(projection, "_operator_norm_squared", counting)
+    Q = dp.MatrixWorkload(np.random.default_rng(4).random((2, 7)))
+    y = np.array([0.9, -0.2])
+    first = projection.project(y, Q)
+    again = projection.project(y, Q)
+    assert len(calls) == 1  # the estimate depends on the workload alone
+    projection._LIPSCHITZ.clear()
+    fresh = projection.project(y, Q)
+    assert len(calls) == 2
+    for other in (again, fresh):  # reuse changes nothing
+        np.testing.assert_array_equal(other.histogram, first.histogram)
+        assert other.iterations == first.iterations and other.gap == first.gap
+    other_workload = dp.MatrixWorkload(np.random.default_rng(5).random((2, 7)))
+    projection.project(y, other_workload)
+    assert len(calls) == 3
