@@ -404,7 +404,7 @@ class MarginalWorkload(Workload):
         # whose new mass is at most 1: apply it in two halves then, each finite.
         halves = 1 if log_ratio.max() < 700 else 2
         for _ in range(halves):
-            factor = np.exp(log_ratio / halves if halves > 1 else log_ratio)
+            factor = np.exp(log_ratio / halves)
             if cells is not None:  # a small universe: one gather
                 p *= factor.ravel()[cells]
             else:
