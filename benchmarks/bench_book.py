@@ -1,9 +1,12 @@
 """Issue 15, target 7: every notebook executes in under 30 s, all of them in under 2 minutes.
 
-Each notebook is executed in a fresh kernel exactly as ``scripts/execute_notebooks.py`` does
-(nothing is saved): its wall-clock time, its kernel's CPU time (start-up included), and its three
-slowest cells (from nbclient's per-cell timing). ``--quick`` executes only the first code cell
-of one notebook (a check that the harness runs).
+Each notebook is executed in a fresh kernel as ``scripts/execute_notebooks.py`` does (nothing is
+saved): its wall-clock time, its kernel's CPU time (start-up included), and its three slowest
+cells (from nbclient's per-cell timing). The target is the execution a reader (or ``make test``)
+runs: each ``viz.explorable`` draws its default position only. The execution for the website
+(``make notebooks``: every explorable precomputes its whole grid of slider positions) is reported
+too, in rows of its own. ``--quick`` executes only the first code cell of one notebook (a check
+that the harness runs).
 
 Usage: python benchmarks/bench_book.py [--quick] [NOTEBOOK ...]
 """
@@ -47,20 +50,29 @@ def run(quick: bool = False, paths: list[Path] | None = None) -> list[dict]:
     if quick:
         return _quick(executor)
     paths = paths or sorted((ROOT / "notebooks").glob("[0-9A-Z]*.ipynb"))
+    return _executions(executor, paths, precompute=False) + _executions(
+        executor, paths, precompute=True
+    )
+
+
+def _executions(executor, paths: list[Path], *, precompute: bool) -> list[dict]:
+    how = "for the website (every slider position drawn)" if precompute else "execution"
     rows, total = [], 0.0
     for path in paths:
-        nb, wall, cpu = executor.run(path)
+        nb, wall, cpu = executor.run(path, precompute=precompute)
         total += wall
         slow = "; ".join(f"cell {i} {s:.1f} s ({line})" for s, i, line in cell_seconds(nb)[:3])
         rows.append({
-            "target": "7 book", "measure": f"{path.stem}: execution (wall)", "value": wall,
-            "unit": "s", "goal": f"< {GOAL_EACH:.0f} s", "met": wall < GOAL_EACH,
+            "target": "7 book", "measure": f"{path.stem}: {how} (wall)", "value": wall,
+            "unit": "s", "goal": "(report)" if precompute else f"< {GOAL_EACH:.0f} s",
+            "met": precompute or wall < GOAL_EACH,
             "notes": f"kernel CPU {cpu:.1f} s; slowest cells: {slow}",
         })  # fmt: skip
     if len(paths) > 1:
         rows.append({
-            "target": "7 book", "measure": f"all {len(paths)} notebooks (wall)", "value": total,
-            "unit": "s", "goal": f"< {GOAL_ALL:.0f} s", "met": total < GOAL_ALL, "notes": "",
+            "target": "7 book", "measure": f"all {len(paths)} notebooks, {how} (wall)",
+            "value": total, "unit": "s", "goal": "(report)" if precompute else
+            f"< {GOAL_ALL:.0f} s", "met": precompute or total < GOAL_ALL, "notes": "",
         })  # fmt: skip
     return rows
 
@@ -74,7 +86,7 @@ def _quick(executor) -> list[dict]:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / source.name
         nbformat.write(nb, path)
-        _, wall, cpu = executor.run(path)
+        _, wall, cpu = executor.run(path, precompute=False)
     return [{
         "target": "7 book", "measure": f"{source.stem}: first code cell only (quick)",
         "value": wall, "unit": "s", "goal": "(harness check)", "met": True,

@@ -8,7 +8,9 @@ factories patched to record the drawing function and its controls. Then the live
 draw and PNG render included: its redraw at the defaults (median of 3) and each move of one
 control, alone, to up to 5 positions over its range, then to the corner where every numeric
 slider is at its maximum. Positions are first visits in this process (no frame of the static grid
-was precomputed), so caches help only where a draw shares work with an earlier position.
+was precomputed), so caches help only where a draw shares work with an earlier position. For
+reference, the notes give matplotlib's own cost of drawing the last figure again with nothing
+changed (``canvas.draw()``, no PNG): a floor for any redraw of that figure.
 
 Usage: python benchmarks/bench_widgets.py [--quick]
 """
@@ -156,6 +158,8 @@ def measure(widget: Widget, *, quick: bool = False) -> Widget:
         sweep.append(_timed(lambda: setattr(widget.controls[name], "value", value)))
     widget.times["sweep"] = sweep
     widget.relayouts = box.renderer.relayouts
+    canvas = box.renderer.figure.canvas  # the last frame, drawn again with nothing changed
+    widget.times["floor"] = [_timed(canvas.draw) for _ in range(3)]
     return widget
 
 
@@ -181,7 +185,8 @@ def run(quick: bool = False) -> list[dict]:
                 "notes": f"CPU {default_cpu:.3f} s" + ("" if quick else
                          f"; {len(sweep)} other positions: min {min(sweep):.3f}, median "
                          f"{np.median(sweep):.3f}, max {max(sweep):.3f} s; kept layout redone "
-                         f"for {widget.relayouts} of them"),
+                         f"for {widget.relayouts} of them; matplotlib's redraw of the last "
+                         f"frame unchanged {np.median(widget.times['floor'], axis=0)[0]:.3f} s"),
             })  # fmt: skip
             if sweep:
                 rows.append({

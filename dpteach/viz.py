@@ -421,7 +421,7 @@ class StaticFigure:
         controls = "".join(
             f'<label>{html.escape(label)} <input type="range" min="0" max="{len(values) - 1}" '
             f'step="1" value="{pos}" name="{html.escape(name)}" '
-            f'aria-valuetext="{html.escape(values[pos])}"> '
+            f'aria-valuetext="{html.escape(values[pos])}"{" disabled" * (len(values) == 1)}> '
             f"<output>{html.escape(values[pos])}</output></label>"
             for name, label, values, pos in zip(self.names, labels, value_labels, self.default)
         )
@@ -473,20 +473,12 @@ def static_figure(
 
     if not grid:
         raise ValueError("static_figure needs at least one slider grid, e.g. epsilon=[0.1, 1, 10]")
-    for name, values in grid.items():
-        if isinstance(values, (str, bytes)) or len(values) == 0:
-            raise ValueError(f"grid {name!r} must be a non-empty sequence, got {values!r}")
+    _check_grid(grid)
     default, labels = default or {}, labels or {}
     for key in (*default, *labels):
         if key not in grid:
             raise ValueError(f"{key!r} is not a slider; the sliders are {list(grid)}")
-    start = []
-    for name, values in grid.items():
-        value = default.get(name, values[0])
-        matches = [i for i, v in enumerate(values) if _same(v, value)]
-        if not matches:
-            raise ValueError(f"default {name}={value!r} is not in its grid {list(values)}")
-        start.append(matches[0])
+    start = [_position(name, values, default.get(name, values[0])) for name, values in grid.items()]
     renderer = FrameRenderer(dpi=dpi, colors=colors)
     frames: list[bytes] = []
     seen: dict[bytes, int] = {}
@@ -498,6 +490,20 @@ def static_figure(
             frames.append(png)
     return StaticFigure(grid, grid.values(), start, [labels.get(n, n) for n in grid], frames,
                         index, alt=alt)  # fmt: skip
+
+
+def _check_grid(grid: dict) -> None:
+    for name, values in grid.items():
+        if isinstance(values, (str, bytes)) or len(values) == 0:
+            raise ValueError(f"grid {name!r} must be a non-empty sequence, got {values!r}")
+
+
+def _position(name: str, values: Sequence, value) -> int:
+    """Where ``value`` is in a slider's grid ``values``."""
+    matches = [i for i, v in enumerate(values) if _same(v, value)]
+    if not matches:
+        raise ValueError(f"default {name}={value!r} is not in its grid {list(values)}")
+    return matches[0]
 
 
 class Explorable:
@@ -515,12 +521,29 @@ class Explorable:
         return f"Explorable(live widget + {self.static!r})"
 
 
+#: The environment variable that makes :func:`explorable` precompute every grid position.
+PRECOMPUTE_VARIABLE = "DPTEACH_PRECOMPUTE"
+
+
+def precompute_default() -> bool:
+    """Whether :func:`explorable` draws its whole grid when not told: ``DPTEACH_PRECOMPUTE=1`` in
+    the environment (``scripts/execute_notebooks.py`` sets it: it executes the chapters for the
+    website), else only the default position (a reader in Jupyter moves the live widget)."""
+    import os
+
+    value = os.environ.get(PRECOMPUTE_VARIABLE, "0")
+    if value not in ("0", "1"):
+        raise ValueError(f"{PRECOMPUTE_VARIABLE} must be 0 or 1, got {value!r}")
+    return value == "1"
+
+
 def explorable(
     draw: Callable[..., None],
     *,
     grid: dict[str, Sequence],
     dpi: int = 100,
     alt: str = "figure",
+    precompute: bool | None = None,
     **controls: ipywidgets.ValueWidget,
 ) -> Explorable:
     """One figure, two versions from the same pure ``draw``: live in Jupyter, static in the book.
@@ -534,11 +557,15 @@ def explorable(
     which the website prefers (``nb_mime_priority_overrides`` in ``book.yml`` ranks ``text/html``
     above the widget view), and so the printed book (``make pdf``); a viewer without widgets
     (GitHub, a notebook not yet run) shows its default frame. So no cell tag is needed and the
-    two versions cannot disagree. Every grid point is drawn when the cell runs (in Jupyter too,
-    before the live widget appears, which opens on the default frame, in the static frames'
-    palette, when ``dpi`` is the live :data:`~dpteach.widgets.LIVE_DPI`), a fraction of a second
-    to a few seconds per point for a typical figure, so keep the grid to a few dozen points;
-    ``.static`` reports its positions and bytes. Usage, one cell in a chapter::
+    two versions cannot disagree. The live widget opens on the default frame (in the static
+    frames' palette when ``dpi`` is the live :data:`~dpteach.widgets.LIVE_DPI`).
+
+    With ``precompute`` (default: :func:`precompute_default`, true when the chapters are
+    executed for the website), every grid point is drawn when the cell runs, a fraction of a
+    second per point for a typical figure, so keep the grid to a few dozen points; without, only
+    the default point is, and the static version's sliders are fixed there (a reader in Jupyter
+    sees the live widget, which needs none of the others). ``.static`` reports the positions and
+    bytes. Usage, one cell in a chapter::
 
         viz.explorable(
             draw,
@@ -555,9 +582,17 @@ def explorable(
 
     if set(grid) != set(controls):
         raise ValueError(f"grid names {sorted(grid)} must be the controls {sorted(controls)}")
+    if precompute is None:
+        precompute = precompute_default()
+    elif not isinstance(precompute, bool):
+        raise TypeError(f"precompute must be True, False or None, got {precompute!r}")
+    _check_grid(grid)
+    default = {name: c.value for name, c in controls.items()}
+    if not precompute:
+        grid = {n: [values[_position(n, values, default[n])]] for n, values in grid.items()}
     static = static_figure(
         draw,
-        default={name: c.value for name, c in controls.items()},
+        default=default,
         labels={name: c.description or name for name, c in controls.items()},
         dpi=dpi,
         alt=alt,

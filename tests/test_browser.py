@@ -472,6 +472,7 @@ viz.explorable(
     grid={"epsilon": [0.1, 0.3, 1.0, 3.0], "n": [100, 1000]},
     epsilon=widgets.log_slider("ε", 1.0, 0.1, 10),
     n=widgets.int_slider("n", 100, 100, 1000, 100),
+    precompute=True,
 )
 """
 

@@ -96,7 +96,7 @@ def test_an_error_after_a_move_is_shown_in_the_widget_and_at_creation_raised():
 
 def test_an_explorable_opens_its_live_widget_on_the_static_default_frame_then_renders():
     eps = widgets.log_slider("ε", 1.0, 0.1, 10)
-    both = viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=eps)
+    both = viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, precompute=True, epsilon=eps)
     out = both.widget.children[1]
     assert base64.b64decode(out.outputs[0]["data"]["image/png"]) == both.static.default_frame
     assert both.static.default_frame == both.static.frames[1]  # epsilon = 1, the default

@@ -130,7 +130,7 @@ def _controls():
 
 def test_explorable_carries_the_live_widget_and_the_static_figure_in_one_output():
     grid = {"epsilon": [0.1, 1.0, 10.0], "n": [100, 1000]}
-    both = viz.explorable(draw, grid=grid, **_controls())
+    both = viz.explorable(draw, grid=grid, precompute=True, **_controls())
     bundle = both._repr_mimebundle_()
     view = bundle["application/vnd.jupyter.widget-view+json"]
     assert view["model_id"] == both.widget.model_id
@@ -138,6 +138,28 @@ def test_explorable_carries_the_live_widget_and_the_static_figure_in_one_output(
     # The static figure starts where the sliders start, with their descriptions as labels.
     assert both.static.default == (1, 1)
     assert re.findall(r"<label>(\S+) <input", both.static.html) == ["ε", "n"]
+    plt.close("all")
+
+
+def test_explorable_draws_only_its_default_position_unless_told_to_precompute(monkeypatch):
+    grid = {"epsilon": [0.1, 1.0, 10.0], "n": [100, 1000]}
+    full = viz.explorable(draw, grid=grid, precompute=True, **_controls())
+    monkeypatch.delenv(viz.PRECOMPUTE_VARIABLE, raising=False)
+    assert not viz.precompute_default()
+    lean = viz.explorable(draw, grid=grid, **_controls())  # as in a reader's Jupyter
+    assert (lean.static.positions, full.static.positions) == (1, 6)
+    assert lean.static.default_frame == full.static.default_frame
+    assert lean.static.html.count(" disabled>") == 2  # the static sliders stay where they are
+    assert " disabled>" not in full.static.html
+    monkeypatch.setenv(viz.PRECOMPUTE_VARIABLE, "1")  # as scripts/execute_notebooks.py runs
+    assert viz.explorable(draw, grid=grid, **_controls()).static.positions == 6
+    monkeypatch.setenv(viz.PRECOMPUTE_VARIABLE, "yes")
+    with pytest.raises(ValueError, match="DPTEACH_PRECOMPUTE must be 0 or 1"):
+        viz.explorable(draw, grid=grid, **_controls())
+    with pytest.raises(TypeError, match="precompute must be"):
+        viz.explorable(draw, grid=grid, precompute="no", **_controls())
+    with pytest.raises(ValueError, match="not in its grid"):  # checked without precomputing
+        viz.explorable(draw, grid={"epsilon": [0.1], "n": [1000]}, precompute=False, **_controls())
     plt.close("all")
 
 
