@@ -372,8 +372,10 @@ class MarginalWorkload(Workload):
             raise ValueError(
                 f"log_factor must have marginal {m}'s shape {shape}, got {log_factor.shape}"
             )
-        if table is not None and np.shape(table) != shape:
-            raise ValueError(f"table must have marginal {m}'s shape {shape}, got {np.shape(table)}")
+        if table is not None:
+            table = check.array(table, "table")
+            if table.shape != shape:
+                raise ValueError(f"table must have marginal {m}'s shape {shape}, got {table.shape}")
         return self._scale(p, m, log_factor, table)
 
     def _scale(

@@ -333,3 +333,16 @@ def test_small_universe_path_equals_the_staged_one(shape, monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(small_p, staged_p, rtol=1e-9, atol=1e-300)
     assert np.all(small_p[p == 0] == 0) and small_p.sum() == pytest.approx(1.0)
+
+
+def test_reweight_takes_a_table_given_as_a_list_and_refuses_a_bad_one():
+    dom = domain_of((2, 3))
+    Q = MarginalWorkload(dom, [("a1",)])
+    p = random_histogram(dom.size, np.random.default_rng(2))
+    expected = Q.reweight(p.copy(), 0, [0.3, -0.2, 1.0])
+    given = Q.reweight(p.copy(), 0, [0.3, -0.2, 1.0], table=Q.table(p, 0).tolist())
+    np.testing.assert_allclose(given, expected, rtol=1e-14)
+    with pytest.raises(TypeError, match="table must be numeric"):
+        Q.reweight(p.copy(), 0, [0.3, -0.2, 1.0], table="abc")
+    with pytest.raises(ValueError, match=r"table must have marginal 0's shape \(3,\)"):
+        Q.reweight(p.copy(), 0, [0.3, -0.2, 1.0], table=[[0.2, 0.3, 0.5]])
