@@ -26,6 +26,7 @@ and ``A^T v`` is :func:`adjoint`, both computed on the histogram tensor.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import weakref
@@ -221,9 +222,12 @@ def project(
         grad = backward(point - y)
         return max(float(grad @ w - grad.min()), 0.0)
 
-    if workload not in _LIPSCHITZ:  # a function of the workload alone: estimated once for it
-        _LIPSCHITZ[workload] = _operator_norm_squared(forward, backward, size)
-    lipschitz = _LIPSCHITZ[workload]
+    try:  # a function of the workload alone: estimated once for it
+        lipschitz = _LIPSCHITZ[workload]
+    except (KeyError, TypeError):  # not seen yet (or a workload that cannot be a weak key)
+        lipschitz = _operator_norm_squared(forward, backward, size)
+        with contextlib.suppress(TypeError):
+            _LIPSCHITZ[workload] = lipschitz
     w = np.full(size, 1.0 / size)
     point = forward(w)
     z, z_point, t_momentum = w, point, 1.0

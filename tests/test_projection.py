@@ -322,3 +322,18 @@ def test_project_estimates_a_workloads_lipschitz_constant_once(monkeypatch):
     other_workload = dp.MatrixWorkload(np.random.default_rng(5).random((2, 7)))
     projection.project(y, other_workload)
     assert len(calls) == 3
+
+
+def test_project_works_for_a_workload_that_cannot_be_cached():
+    class Unhashable(dp.MatrixWorkload):  # __eq__ without __hash__: not a dictionary key
+        def __eq__(self, other):
+            return self is other
+
+        __hash__ = None
+
+    Q = Unhashable(np.random.default_rng(4).random((2, 7)))
+    plain = dp.MatrixWorkload(np.random.default_rng(4).random((2, 7)))
+    y = np.array([0.9, -0.2])
+    np.testing.assert_array_equal(
+        projection.project(y, Q).point, projection.project(y, plain).point
+    )
