@@ -121,8 +121,11 @@ class Domain:
         """Raise ``ValueError`` if a dense histogram over this universe would be too large."""
         check.dense_size(self.size, f"the universe of {self!r}")
 
-    def validate_records(self, records: object, name: str = "records") -> np.ndarray:
-        """Return ``records`` as an ``(n, d)`` int64 array with every value in range."""
+    def validate_records(
+        self, records: object, name: str = "records", *, copy: bool = True
+    ) -> np.ndarray:
+        """Return ``records`` as an ``(n, d)`` int64 array with every value in range (a fresh
+        copy unless ``copy=False``, which reuses an int64 input as it is)."""
         arr = np.asarray(records)
         if arr.dtype == bool:
             arr = arr.astype(np.int64)
@@ -133,9 +136,10 @@ class Domain:
                 raise TypeError(f"{name} must hold integer attribute values")
             # integral floats: range-check before the cast, which would wrap huge values
             arr = np.clip(arr, -1, max(self.shape))
-        arr = arr.astype(np.int64)
-        bad = (arr < 0) | (arr >= np.asarray(self.shape))
-        if np.any(bad):
+        arr = arr.astype(np.int64, copy=copy)
+        # one comparison: as unsigned, a negative value is huge, so it fails like a too-large one
+        if np.any(arr.view(np.uint64) >= np.asarray(self.shape, dtype=np.uint64)):
+            bad = (arr < 0) | (arr >= np.asarray(self.shape))
             row, col = map(int, np.argwhere(bad)[0])
             raise ValueError(
                 f"{name}[{row}, {col}] = {arr[row, col]} is outside attribute "
@@ -146,8 +150,8 @@ class Domain:
     def ravel(self, records: object) -> np.ndarray:
         """Flat indices (row-major) of an ``(n, d)`` array of records."""
         self.check_dense()
-        arr = self.validate_records(records)
-        return np.ravel_multi_index(arr.T, self.shape).astype(np.int64)
+        arr = self.validate_records(records, copy=False)
+        return np.ravel_multi_index(arr.T, self.shape).astype(np.int64, copy=False)
 
     def unravel(self, indices: object) -> np.ndarray:
         """Records, as an ``(n, d)`` array, of flat indices."""
@@ -159,4 +163,4 @@ class Domain:
             return np.zeros((0, self.d), dtype=np.int64)
         if np.any((idx < 0) | (idx >= self.size)):
             raise ValueError(f"indices must lie in 0..{self.size - 1}")
-        return np.stack(np.unravel_index(idx, self.shape), axis=1).astype(np.int64)
+        return np.stack(np.unravel_index(idx, self.shape), axis=1).astype(np.int64, copy=False)

@@ -523,7 +523,9 @@ class PMWG:
         ``False`` disables the uniform update (an ablation: still private, but the potential can
         rise without bound under adversarial growth).
     track_arrivals
-        Record the potential after every arrival in :attr:`trace` (vectorised).
+        Record the potential after every arrival in :attr:`trace` (``True``), or after every
+        ``k``-th (an integer ``k``: the sizes ``t`` with ``t - n0`` a multiple of ``k``);
+        vectorised, and a diagnostic only: what is recorded changes nothing else.
     """
 
     def __init__(
@@ -535,7 +537,7 @@ class PMWG:
         rng: Seed,
         scale: float | None = None,
         uniform_update: bool = True,
-        track_arrivals: bool = False,
+        track_arrivals: bool | int = False,
         budget: PrivacyBudget | None = None,
     ):
         if not isinstance(stream, DatabaseStream):
@@ -556,7 +558,11 @@ class PMWG:
         self._rng = check.rng(rng)
         self.stream = stream
         self.uniform_update = bool(uniform_update)
-        self.track_arrivals = bool(track_arrivals)
+        if isinstance(track_arrivals, bool | np.bool_):
+            self._track_every = int(bool(track_arrivals))  # 0: not tracked
+        else:
+            self._track_every = check.integer(track_arrivals, "track_arrivals", minimum=1)
+        self.track_arrivals = self._track_every > 0
         self.t = stream.n0
         self.p_hat = np.full(size, 1.0 / size)
         self._counts = stream.counts(stream.n0)  # private
@@ -593,14 +599,17 @@ class PMWG:
 
     def _record_arrivals(self, new: np.ndarray, chunk: int = 20_000) -> None:
         size, start, spent = self.p_hat.size, self.t, self.budget.spent_epsilon
+        every, n0 = self._track_every, self.stream.n0
         counts = self._counts
         for lo in range(0, new.size, chunk):
             block = new[lo : lo + chunk]
             cumulative = counts + np.cumsum(np.eye(size)[block], axis=0)
             counts = cumulative[-1]
             sizes = start + lo + np.arange(1, block.size + 1)
+            kept = (sizes - n0) % every == 0
+            cumulative, sizes = cumulative[kept], sizes[kept]
             x = cumulative / sizes[:, None]
-            w = (start / sizes)[:, None] if self.uniform_update else np.ones((block.size, 1))
+            w = (start / sizes)[:, None] if self.uniform_update else np.ones((sizes.size, 1))
             log_q = np.log(w * self.p_hat + (1 - w) / size)
             xlogx = x * np.log(np.where(x > 0, x, 1.0))
             potentials = np.sum(xlogx - x * log_q, axis=1)

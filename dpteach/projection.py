@@ -26,7 +26,10 @@ and ``A^T v`` is :func:`adjoint`, both computed on the histogram tensor.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,11 +133,18 @@ def simplex_projection(v: object) -> np.ndarray:
 
 def _simplex(v: np.ndarray) -> np.ndarray:
     u = np.sort(v)[::-1]
-    cumulative = np.cumsum(u) - 1.0
-    index = np.arange(1, v.size + 1)
-    rho = np.flatnonzero(u - cumulative / index > 0)[-1]
+    cumulative = u.cumsum() - 1.0
+    rho = (u - cumulative / _counts(v.size) > 0).nonzero()[0][-1]
     tau = cumulative[rho] / (rho + 1)
     return np.maximum(v - tau, 0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def _counts(size: int) -> np.ndarray:
+    """``1, 2, ..., size`` (read-only; the simplex projection's divisors, made once per size)."""
+    counts = np.arange(1, size + 1)
+    counts.flags.writeable = False
+    return counts
 
 
 @dataclass
@@ -212,13 +222,19 @@ def project(
         grad = backward(point - y)
         return max(float(grad @ w - grad.min()), 0.0)
 
-    lipschitz = _operator_norm_squared(forward, backward, size)
+    try:  # a function of the workload alone: estimated once for it
+        lipschitz = _LIPSCHITZ[workload]
+    except (KeyError, TypeError):  # not seen yet (or a workload that cannot be a weak key)
+        lipschitz = _operator_norm_squared(forward, backward, size)
+        with contextlib.suppress(TypeError):
+            _LIPSCHITZ[workload] = lipschitz
     w = np.full(size, 1.0 / size)
     point = forward(w)
     z, z_point, t_momentum = w, point, 1.0
     gaps = [gap_of(w, point)]
     target = tol**2 * workload.k / 2
     iterations, previous_size = 0, size
+    polished: dict[bytes, tuple | None] = {}  # support -> (w, A w, gap) of its polish, or None
     while gaps[-1] > target and iterations < max_iter:
         for _ in range(check_every):
             iterations += 1
@@ -244,13 +260,19 @@ def project(
         settled = support.size >= 0.95 * previous_size
         previous_size = support.size
         if settled and support.size <= workload.k + 1 and support.size <= MAX_POLISH:
-            candidate = _polish(workload, y, support)
-            if candidate is not None:
-                candidate_point = forward(candidate)
-                candidate_gap = gap_of(candidate, candidate_point)
-                if candidate_gap < gap:
-                    w, point, gap = candidate, candidate_point, candidate_gap
-                    z, z_point, t_momentum = w, point, 1.0
+            key = support.tobytes()  # the polish depends on the support only: computed once
+            if key not in polished:
+                candidate = _polish(workload, y, support)
+                if candidate is None:
+                    polished[key] = None
+                else:
+                    candidate_point = forward(candidate)
+                    polished[key] = (candidate, candidate_point,
+                                     gap_of(candidate, candidate_point))  # fmt: skip
+            found = polished[key]
+            if found is not None and found[2] < gap:
+                w, point, gap = found
+                z, z_point, t_momentum = w, point, 1.0
         gaps.append(gap)
     return Projection(point, w, gaps[-1], iterations, np.array(gaps))
 
@@ -296,6 +318,10 @@ def _polish(workload: Workload, y: np.ndarray, support: np.ndarray) -> np.ndarra
         if active.size == 0:
             return None
     return None
+
+
+#: :func:`_operator_norm_squared` of each workload :func:`project` has seen (while it lives).
+_LIPSCHITZ: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _operator_norm_squared(forward, backward, size: int, iterations: int = 30) -> float:

@@ -196,3 +196,17 @@ def test_widget_draws_default_figure_and_redraws_on_change():
 
 def test_palette_is_the_okabe_ito_set():
     assert len(set(viz.COLORS)) == 8 and viz.PALETTE["blue"] == "#0072B2"
+
+
+def test_validate_records_copies_unless_asked_and_finds_every_bad_value():
+    dom = dp.Domain({"a": 2, "b": 5})
+    good = np.array([[0, 4], [1, 0]], dtype=np.int64)
+    assert not np.shares_memory(dom.validate_records(good), good)
+    assert dom.validate_records(good, copy=False) is good  # ravel's read-only use
+    np.testing.assert_array_equal(dom.ravel(good), [4, 5])
+    # negative and too-large values are both caught by the one unsigned comparison
+    for value, col in ((-1, 0), (2, 0), (-(2**62), 1), (5, 1)):
+        bad = good.copy()
+        bad[1, col] = value
+        with pytest.raises(ValueError, match=rf"records\[1, {col}\] = {value} is outside"):
+            dom.validate_records(bad, copy=False)

@@ -413,6 +413,26 @@ def test_potential_rise_per_arrival_obeys_lemma_15():
     assert max(a.potential for a in arrivals) <= math.log(4) + 1e-12
 
 
+def test_tracking_every_kth_arrival_records_the_same_potentials():
+    # track_arrivals=k keeps the arrivals at sizes t with t - n0 a multiple of k, with exactly the
+    # potentials that tracking every arrival records there; the mechanism itself is unchanged
+    s = streams.adversarial_stream(dp.Dataset([[0, 0]] * 200, DOM), horizon=1200, rng=0)
+    runs = {}
+    for every in (True, 7):
+        m = growing.PMWG(s, epsilon=10.0, alpha=0.05, rng=1, scale=0.01, track_arrivals=every)
+        for t in (200, 450, 451, 1200):  # advances of several lengths
+            m.advance(t)
+            m.answer(np.eye(4)[1])
+        runs[every] = m
+    every_one = {e.time: e.potential for e in runs[True].trace if e.kind == "arrival"}
+    kept = [e for e in runs[7].trace if e.kind == "arrival"]
+    assert [e.time for e in kept] == list(range(207, 1201, 7))
+    assert all(e.potential == pytest.approx(every_one[e.time], rel=1e-12) for e in kept)
+    assert runs[7].column("answer").tolist() == runs[True].column("answer").tolist()
+    with pytest.raises(ValueError, match="track_arrivals"):
+        growing.PMWG(s, epsilon=1.0, alpha=0.05, rng=1, track_arrivals=0)
+
+
 def test_without_the_uniform_update_lemma_15_fails():
     pmwg, arrivals = _learned_then_adversarial(False)
     phi = [a.potential for a in arrivals]

@@ -276,3 +276,64 @@ def test_theorem9_constants():
     # and the sample size inverts the error bound
     n = math.ceil(theory.projection_sample_size(30.0, 100, 0.05, 1.0, 1e-6))
     assert theory.projection_average_error(30.0, 100, n, 1.0, 1e-6) <= 0.05
+
+
+def test_project_polishes_each_support_once(monkeypatch):
+    # the polish is a function of (workload, y, support): project computes it once per support
+    # and reuses it (with its gap) whenever the iterations come back to that support
+    calls = []
+    original = projection._polish
+
+    def counting(workload, y, support):
+        calls.append(support.tobytes())
+        return original(workload, y, support)
+
+    monkeypatch.setattr(projection, "_polish", counting)
+    dom8 = dp.Domain.binary(8)
+    Q = dp.random_queries(dom8.size, 100, rng=100)
+    y = Q.answer(dp.correlated_data(dom8, 3000, rng=1).histogram())
+    y = y + np.random.default_rng(1).normal(scale=0.02, size=y.size)
+    result = projection.project(y, Q)
+    # (without reuse this case polishes 120 times, 19 distinct supports)
+    assert len(calls) >= 10 and len(calls) == len(set(calls))
+    assert result.gap <= 1e-5**2 * Q.k / 2  # still certified to the default tolerance
+
+
+def test_project_estimates_a_workloads_lipschitz_constant_once(monkeypatch):
+    calls = []
+    original = projection._operator_norm_squared
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(projection, "_operator_norm_squared", counting)
+    Q = dp.MatrixWorkload(np.random.default_rng(4).random((2, 7)))
+    y = np.array([0.9, -0.2])
+    first = projection.project(y, Q)
+    again = projection.project(y, Q)
+    assert len(calls) == 1  # the estimate depends on the workload alone
+    projection._LIPSCHITZ.clear()
+    fresh = projection.project(y, Q)
+    assert len(calls) == 2
+    for other in (again, fresh):  # reuse changes nothing
+        np.testing.assert_array_equal(other.histogram, first.histogram)
+        assert other.iterations == first.iterations and other.gap == first.gap
+    other_workload = dp.MatrixWorkload(np.random.default_rng(5).random((2, 7)))
+    projection.project(y, other_workload)
+    assert len(calls) == 3
+
+
+def test_project_works_for_a_workload_that_cannot_be_cached():
+    class Unhashable(dp.MatrixWorkload):  # __eq__ without __hash__: not a dictionary key
+        def __eq__(self, other):
+            return self is other
+
+        __hash__ = None
+
+    Q = Unhashable(np.random.default_rng(4).random((2, 7)))
+    plain = dp.MatrixWorkload(np.random.default_rng(4).random((2, 7)))
+    y = np.array([0.9, -0.2])
+    np.testing.assert_array_equal(
+        projection.project(y, Q).point, projection.project(y, plain).point
+    )

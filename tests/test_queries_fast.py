@@ -8,6 +8,7 @@ and non-binary domains. Speed itself is measured in ``benchmarks/bench_marginals
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -304,3 +305,44 @@ def test_snapshots_accept_any_iterable_of_rounds():
     run = mw.learn(data.histogram(), Q, alpha=0.02, snapshots=(t for t in [0, 2, np.int64(3)]))
     assert sorted(run.snapshots) == [0, 2, 3]
     assert run.snapshots[0].sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 1, 7, 2, 4, 3), (2,) * 12, (4, 1, 1, 2)])
+def test_small_universe_path_equals_the_staged_one(shape, monkeypatch):
+    # universes of at most SMALL_DOMAIN cells index every x's cell (bincount, gather); the
+    # results must match the staged reduction and broadcast multiply, zero-mass cells included
+    assert math.prod(shape) <= queries.SMALL_DOMAIN
+    rng = np.random.default_rng(11)
+    domain = domain_of(shape)
+    sets = [c for way in (1, 2, 3) for c in itertools.combinations(domain.names, way)][:12]
+    p = random_histogram(domain.size, rng, zeros=0.3)
+    factors = [rng.normal(scale=30.0, size=[domain.shape[domain.names.index(a)] for a in c])
+               for c in sets]  # fmt: skip
+    results = []
+    for limit in (queries.SMALL_DOMAIN, 0):
+        monkeypatch.setattr(queries, "SMALL_DOMAIN", limit)
+        Q = MarginalWorkload(domain, sets)
+        assert (Q._cell_index(0) is None) == (limit == 0)
+        tables = [Q.table(p, m) for m in range(len(sets))]
+        q = p.copy()
+        for m, factor in enumerate(factors):
+            q = Q.reweight(q, m, factor)
+        results.append((tables, q))
+    (small_tables, small_p), (staged_tables, staged_p) = results
+    for a, b in zip(small_tables, staged_tables):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(small_p, staged_p, rtol=1e-9, atol=1e-300)
+    assert np.all(small_p[p == 0] == 0) and small_p.sum() == pytest.approx(1.0)
+
+
+def test_reweight_takes_a_table_given_as_a_list_and_refuses_a_bad_one():
+    dom = domain_of((2, 3))
+    Q = MarginalWorkload(dom, [("a1",)])
+    p = random_histogram(dom.size, np.random.default_rng(2))
+    expected = Q.reweight(p.copy(), 0, [0.3, -0.2, 1.0])
+    given = Q.reweight(p.copy(), 0, [0.3, -0.2, 1.0], table=Q.table(p, 0).tolist())
+    np.testing.assert_allclose(given, expected, rtol=1e-14)
+    with pytest.raises(TypeError, match="table must be numeric"):
+        Q.reweight(p.copy(), 0, [0.3, -0.2, 1.0], table="abc")
+    with pytest.raises(ValueError, match=r"table must have marginal 0's shape \(3,\)"):
+        Q.reweight(p.copy(), 0, [0.3, -0.2, 1.0], table=[[0.2, 0.3, 0.5]])
