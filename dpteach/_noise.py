@@ -178,6 +178,20 @@ def _bernoulli_exp(numerator: np.ndarray, denominator: int, gen) -> np.ndarray:
     return k % 2 == 1
 
 
+def _bernoulli_exp_minus_one(size: int, gen) -> np.ndarray:
+    """``size`` exact ``Bernoulli(e^-1)``: :func:`_bernoulli_exp` with ``gamma = 1``, whose first
+    trial, ``Bernoulli(1/1)``, always succeeds (numpy draws nothing for it), so every value
+    starts at ``K = 2``; then ``K += 1`` while ``uniform{0..K-1} == 0``. The same draws as
+    ``_bernoulli_exp(np.ones(size), 1, gen)``, without its bookkeeping."""
+    k = np.full(size, 2, dtype=np.int64)
+    active, step = np.arange(size), 2
+    while active.size:
+        active = active[gen.integers(0, step, size=active.size) == 0]
+        step += 1
+        k[active] = step
+    return k % 2 == 1
+
+
 def _geometric_exp_minus_one(size: int, gen) -> np.ndarray:
     """Exact ``V`` with ``P[V = v] = (1 - e^-1) e^-v``: the number of ``Bernoulli(e^-1)``
     successes before the first failure, read off blocks of i.i.d. draws (long blocks for a few
@@ -186,8 +200,7 @@ def _geometric_exp_minus_one(size: int, gen) -> np.ndarray:
     v = np.zeros(size, dtype=np.int64)
     active = np.arange(size)
     while active.size:
-        ones = np.ones(active.size * block, dtype=np.int64)
-        success = _bernoulli_exp(ones, 1, gen).reshape(active.size, block)
+        success = _bernoulli_exp_minus_one(active.size * block, gen).reshape(active.size, block)
         complete = success.all(axis=1)
         v[active] += np.where(complete, block, np.argmin(success, axis=1))
         active = active[complete]
@@ -220,32 +233,54 @@ def discrete_laplace(scale: int, size: int, gen: np.random.Generator) -> np.ndar
     return out
 
 
+def _below(n: int, bits) -> int:
+    """A uniform integer in ``{0, ..., n-1}`` (``n >= 1``), exactly: ``n.bit_length()`` random
+    bits (``bits = rand.getrandbits``) redrawn until below ``n``. The same draws as
+    ``rand.randrange(n)`` in CPython, without its argument handling."""
+    width = n.bit_length()
+    r = bits(width)
+    while r >= n:
+        r = bits(width)
+    return r
+
+
 def _bernoulli_exp_scalar(numerator: int, denominator: int, rand: random.Random) -> bool:
     """:func:`_bernoulli_exp` for one value, on Python integers."""
-    k = 1
-    while numerator and rand.randrange(denominator * k) < numerator:
+    bits, k = rand.getrandbits, 1
+    while numerator and _below(denominator * k, bits) < numerator:
         k += 1
     return k % 2 == 1
 
 
 def scalar_source(gen: np.random.Generator) -> random.Random:
-    """A Python ``random.Random`` seeded from ``gen`` (consuming one draw): its ``randrange`` is
-    an exact uniform integer, without numpy's per-call cost, for one-at-a-time draws."""
+    """A Python ``random.Random`` seeded from ``gen`` (consuming one draw): its ``getrandbits``
+    gives exact uniform integers (:func:`_below`) without numpy's per-call cost, for
+    one-at-a-time draws."""
     return random.Random(int(gen.integers(0, 2**63)))
 
 
 def discrete_laplace_scalar(scale: int, rand: random.Random) -> int:
     """One draw of :func:`discrete_laplace`, the same algorithm on Python integers (for the
-    sparse-vector classes, which draw one value at a time)."""
+    sparse-vector classes, which draw one value at a time). The Bernoulli trials of CKS
+    Algorithm 1 are written out here (the hot loop of the sparse-vector audits)."""
+    bits = rand.getrandbits
     while True:
-        u = rand.randrange(scale)
-        if not _bernoulli_exp_scalar(u, scale, rand):
+        u = _below(scale, bits)
+        k = 1  # accept u with probability exp(-u / scale)
+        while u and _below(scale * k, bits) < u:
+            k += 1
+        if k % 2 == 0:
             continue
-        v = 0
-        while _bernoulli_exp_scalar(1, 1, rand):
+        v = 0  # V: the number of Bernoulli(exp(-1)) successes before the first failure
+        while True:  # one Bernoulli(exp(-1)): K += 1 while Bernoulli(1 / K); success if K odd
+            k = 1
+            while _below(k, bits) < 1:
+                k += 1
+            if k % 2 == 0:
+                break
             v += 1
         magnitude = u + scale * v
-        if not rand.getrandbits(1):
+        if not bits(1):
             return magnitude
         if magnitude:
             return -magnitude

@@ -42,7 +42,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from . import _validate as check
 
@@ -92,6 +91,8 @@ def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, f
     if k > n:
         raise ValueError(f"successes must be at most trials={n}, got {k}")
     alpha = check.probability(alpha, "alpha")
+    from scipy import stats  # imported here: scipy.stats takes ~0.4 s to import
+
     lower = 0.0 if k == 0 else float(stats.beta.ppf(alpha, k, n - k + 1))
     upper = 1.0 if k == n else float(stats.beta.ppf(1 - alpha, k + 1, n - k))
     return lower, upper
@@ -112,23 +113,44 @@ def repeat(mechanism: Callable[[object, np.random.Generator], float]) -> Sampler
 
 
 def _scalar_events(a: np.ndarray, b: np.ndarray, grid: int):
+    """Threshold events ``x > t``, ``x < t`` for ``t`` on a quantile grid of the pooled sample.
+
+    Returns the number of outputs of ``a`` and of ``b`` in each event (events in the order
+    ``x > t_1, x < t_1, x > t_2, ...``; counted on the sorted samples, one pass for all events)
+    and ``event(i)``, the name and indicator function of event ``i``.
+    """
     cuts = np.unique(np.quantile(np.concatenate([a, b]), np.linspace(0, 1, grid + 2)[1:-1]))
-    for t in cuts:
-        yield f"x > {t:.6g}", (lambda x, t=t: x > t)
-        yield f"x < {t:.6g}", (lambda x, t=t: x < t)
+
+    def counts(x: np.ndarray) -> np.ndarray:
+        s = np.sort(x)
+        above, below = s.size - np.searchsorted(s, cuts, "right"), np.searchsorted(s, cuts)
+        return np.column_stack([above, below]).ravel()
+
+    def event(i: int):
+        t = cuts[i // 2]
+        if i % 2 == 0:
+            return f"x > {t:.6g}", (lambda x: x > t)
+        return f"x < {t:.6g}", (lambda x: x < t)
+
+    return counts(a), counts(b), event
 
 
 def _discrete_events(a: np.ndarray, b: np.ndarray, grid: int):
+    """The sets of the ``j = 1, 2, ...`` outcomes with the largest ratio ``(count_a + 1) /
+    (count_b + 1)``: the counts of ``a`` and ``b`` in each set (cumulative sums over the
+    outcomes in that order) and ``event(i)``, the name and indicator function of set ``i``."""
     values, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
-    count_a = np.bincount(inverse[: a.size], minlength=values.size).astype(float)
-    count_b = np.bincount(inverse[a.size :], minlength=values.size).astype(float)
-    order = np.argsort(-(count_a + 1) / (count_b + 1))
-    for j in range(1, min(len(values), grid) + 1):
-        chosen = values[order[:j]]
-        yield (
-            f"x in {{{', '.join(str(v) for v in chosen.tolist())}}}",
-            (lambda x, chosen=chosen: np.isin(x, chosen)),
-        )
+    inverse = inverse.ravel()
+    count_a = np.bincount(inverse[: a.size], minlength=values.size)
+    count_b = np.bincount(inverse[a.size :], minlength=values.size)
+    top = np.argsort(-(count_a + 1) / (count_b + 1))[:grid]
+
+    def event(i: int):
+        chosen = values[top[: i + 1]]
+        name = f"x in {{{', '.join(str(v) for v in chosen.tolist())}}}"
+        return name, (lambda x: np.isin(x, chosen))
+
+    return np.cumsum(count_a[top]), np.cumsum(count_b[top]), event
 
 
 def _draw(sampler, data, gen, samples: int) -> np.ndarray:
@@ -152,15 +174,14 @@ def _draw(sampler, data, gen, samples: int) -> np.ndarray:
 
 def _one_direction(sampler, d, d_prime, epsilon, delta, samples, gen, alpha, kind, grid, label):
     a, b = _draw(sampler, d, gen, samples), _draw(sampler, d_prime, gen, samples)
-    events = _scalar_events(a, b, grid) if kind == "scalar" else _discrete_events(a, b, grid)
-    best, best_score = None, -math.inf
-    for name, indicator in events:
-        p, q = np.mean(indicator(a)), np.mean(indicator(b))
-        excess = p - delta - (_exp(epsilon) * q if q > 0 else 0.0)
-        score = excess / math.sqrt(p + q + 1 / samples)
-        if score > best_score:
-            best, best_score = (name, indicator), score
-    name, indicator = best
+    events = _scalar_events if kind == "scalar" else _discrete_events
+    count_a, count_b, event = events(a, b, grid)
+    # Pick the most violating event: the largest excess p - delta - e^eps q over its std error.
+    p, q = count_a / samples, count_b / samples
+    penalty = np.zeros(q.shape)
+    penalty[q > 0] = _exp(epsilon) * q[q > 0]
+    score = (p - delta - penalty) / np.sqrt(p + q + 1 / samples)
+    name, indicator = event(int(np.argmax(score)))
     x, y = _draw(sampler, d, gen, samples), _draw(sampler, d_prime, gen, samples)
     p_lo, _ = clopper_pearson(int(np.sum(indicator(x))), samples, alpha / 4)
     _, q_hi = clopper_pearson(int(np.sum(indicator(y))), samples, alpha / 4)
@@ -276,7 +297,7 @@ def encode(values) -> int:
     """A short transcript (small integers in -50..49, ``None`` allowed) as one integer code."""
     code = 0
     for v in values:
-        code = code * 101 + (100 if v is None else int(np.clip(v, -50, 49)) + 50)
+        code = code * 101 + (100 if v is None else int(min(max(v, -50), 49)) + 50)
     return code
 
 
@@ -397,13 +418,19 @@ def smallest_overspend_caught(
 # workload is the attribute's 1-way marginal, and the output is ``p_hat(0)`` rounded to a code.
 
 
-def _one_record(x: object):
+def _on_one_record(run: Callable[[object, object, np.random.Generator], object]) -> Sampler:
+    """A sampler that calls ``run(data, workload, rng)`` once per sample on the one-record
+    database of ``x`` and its workload (built once per call of the sampler, not per sample)."""
     from .data import Dataset
     from .domain import Domain
     from .queries import MarginalWorkload
 
-    domain = Domain.binary(1)
-    return Dataset([[int(x)]], domain), MarginalWorkload.all_kway(domain, 1)
+    def sampler(x: object, rng: np.random.Generator, size: int) -> np.ndarray:
+        domain = Domain.binary(1)
+        data, workload = Dataset([[int(x)]], domain), MarginalWorkload.all_kway(domain, 1)
+        return repeat(lambda _, gen: run(data, workload, gen))(x, rng, size)
+
+    return sampler
 
 
 def private_mw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
@@ -411,13 +438,11 @@ def private_mw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
     in hundredths)."""
     from .mw import private_mw
 
-    def once(x, rng):
-        data, workload = _one_record(x)
-        return round(
-            private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng).synthetic[0] * 100
-        )
+    def once(data, workload, rng):
+        result = private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng)
+        return round(result.synthetic[0] * 100)
 
-    return repeat(once)
+    return _on_one_record(once)
 
 
 def mwem_sampler(epsilon: float, *, rounds: int = 1) -> Sampler:
@@ -425,12 +450,11 @@ def mwem_sampler(epsilon: float, *, rounds: int = 1) -> Sampler:
     twentieths)."""
     from .mw import mwem
 
-    def once(x, rng):
-        data, workload = _one_record(x)
+    def once(data, workload, rng):
         result = mwem(data, workload, epsilon=epsilon, rounds=rounds, iterations=1, rng=rng)
         return round(result.synthetic[0] * 20)
 
-    return repeat(once)
+    return _on_one_record(once)
 
 
 def online_pmw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
@@ -438,10 +462,9 @@ def online_pmw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
     twice (with one hard query allowed); the transcript of answers in quarters is encoded."""
     from .mw import OnlinePMW
 
-    def once(x, rng):
-        data, _ = _one_record(x)
+    def once(data, workload, rng):
         pmw = OnlinePMW(data, epsilon=epsilon, alpha=alpha, rng=rng, max_hard=1)
         q = np.array([1.0, 0.0])
         return encode([None if pmw.halted else round(pmw.answer(q) * 4) for _ in range(2)])
 
-    return repeat(once)
+    return _on_one_record(once)

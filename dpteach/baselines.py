@@ -132,8 +132,11 @@ def max_error_sweep(
 
     For each ``k`` in ``ks`` and each trial, ``k`` queries are drawn from ``workload`` without
     replacement and answered by :func:`laplace_answers` (``epsilon``-DP) and
-    :func:`gaussian_answers` (``(epsilon, delta)``-DP). ``data`` and ``workload`` must be over
-    the same universe. A passed Generator is consumed; the same seed gives the same table.
+    :func:`gaussian_answers` (``(epsilon, delta)``-DP). The noise of all trials of one ``k`` is
+    drawn in one call per baseline: each trial is an independent release with exactly the
+    distribution (same grid, same integer noise scale) of one call of those functions. ``data``
+    and ``workload`` must be over the same universe. A passed Generator is consumed; the same
+    seed gives the same table.
 
     Returns
     -------
@@ -158,10 +161,15 @@ def max_error_sweep(
     true = workload._answer(data.histogram())
     out = {"laplace": np.empty((len(ks), trials)), "gaussian": np.empty((len(ks), trials))}
     for i, k in enumerate(ks):
-        for j in range(trials):
-            exact = true[gen.choice(workload.k, size=k, replace=False)]
-            lap = laplace_answers(exact, n=data.n, epsilon=epsilon, rng=gen)
-            gau = gaussian_answers(exact, n=data.n, epsilon=epsilon, delta=delta, rng=gen)
-            out["laplace"][i, j] = np.max(np.abs(lap - exact))
-            out["gaussian"][i, j] = np.max(np.abs(gau - exact))
+        check.dense_size(trials * k, "the trials' answers")
+        # row j: trial j's k distinct queries, then one release of each baseline on them
+        exact = true[
+            np.array([gen.choice(workload.k, size=k, replace=False) for _ in range(trials)])
+        ]
+        lap_grid = mechanisms.safe_laplace_grid(k / data.n, epsilon, k=k)
+        gauss_grid = mechanisms._safe_gauss_grid(math.sqrt(k) / data.n, epsilon, delta, k)
+        lap = mechanisms._safe_laplace_noise(exact, lap_grid, gen)
+        gau = mechanisms._safe_gaussian_noise(exact, gauss_grid, gen)
+        out["laplace"][i] = np.max(np.abs(lap - exact), axis=1)
+        out["gaussian"][i] = np.max(np.abs(gau - exact), axis=1)
     return out

@@ -16,7 +16,7 @@ import functools
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from . import _noise
 from . import _validate as check
@@ -90,9 +90,17 @@ def laplace(
         scale = check.finite_ratio(sensitivity, epsilon, "the Laplace scale sensitivity/epsilon")
     charge(budget, epsilon, label="laplace")
     if safe:
-        noise = _noise.discrete_laplace(grid.scale, v.size, gen).reshape(v.shape)
-        return _as_output(grid.release(grid.snap(v) + noise))
+        return _as_output(_safe_laplace_noise(v, grid, gen))
     return _as_output(v + gen.laplace(0.0, scale, size=v.shape))
+
+
+def _safe_laplace_noise(v: np.ndarray, grid: _noise.SafeGrid, gen) -> np.ndarray:
+    """``v`` snapped to ``grid`` plus exact discrete Laplace noise of integer scale
+    ``grid.scale`` in every entry (any shape), released as doubles: the safe path of
+    :func:`laplace`, whose ``grid`` fixes the guarantee (batched releases, e.g. one per row, pass
+    the grid of one release)."""
+    noise = _noise.discrete_laplace(grid.scale, v.size, gen).reshape(v.shape)
+    return grid.release(grid.snap(v) + noise)
 
 
 def safe_laplace_grid(sensitivity: float, epsilon: float, *, k: int = 1) -> _noise.SafeGrid:
@@ -204,6 +212,8 @@ def _continuous_sigma(sensitivity: float, epsilon: float, delta: float, calibrat
     hi = sensitivity * min(1 / epsilon, 1 / delta)
     hi = _double_until(hi, lambda s: _analytic_delta(s, sensitivity, epsilon) <= delta, 2.0)
     lo = _double_until(hi / 2, lambda s: _analytic_delta(s, sensitivity, epsilon) > delta, 0.5)
+    from scipy import optimize  # imported here: scipy.optimize takes ~0.2 s to import
+
     root = optimize.brentq(
         lambda log_s: _analytic_delta(math.exp(log_s), sensitivity, epsilon) - delta,
         math.log(lo),
@@ -285,9 +295,24 @@ def gaussian(
         rho = gaussian_zcdp(sensitivity, sigma)
     charge(budget, epsilon, delta, label="gaussian", rho=rho)
     if safe:
-        noise = _noise.discrete_gaussian(grid, v.size, gen).reshape(v.shape)
-        return _as_output(grid.release(grid.snap(v) + noise))
+        return _as_output(_safe_gaussian_noise(v, grid, gen))
     return _as_output(v + gen.normal(0.0, sigma, size=v.shape))
+
+
+def _safe_gaussian_noise(v: np.ndarray, grid: _noise.GaussGrid, gen) -> np.ndarray:
+    """``v`` snapped to ``grid`` plus exact discrete Gaussian noise ``N_Z(0, grid.variance)`` in
+    every entry (any shape), released as doubles: the safe path of :func:`gaussian` (batched
+    releases pass the grid of one release, :func:`_safe_gauss_grid`)."""
+    noise = _noise.discrete_gaussian(grid, v.size, gen).reshape(v.shape)
+    return grid.release(grid.snap(v) + noise)
+
+
+def _safe_gauss_grid(
+    sensitivity: float, epsilon: float, delta: float, k: int, *, calibration: str = "analytic"
+) -> _noise.GaussGrid:
+    """The grid :func:`gaussian` (``safe=True``) uses for ``k`` coordinates."""
+    sigma = gaussian_sigma(sensitivity, epsilon, delta, calibration=calibration)
+    return _noise.gauss_grid(float(sensitivity), sigma / sensitivity, k)
 
 
 def exponential(

@@ -348,3 +348,95 @@ def test_exact_loss_matches_quadrature_and_lyu_su_li():
         broken.exact_loss("stoddard", [0, 1], [1, 0])
     with pytest.raises(ValueError, match="cutoff"):
         broken.exact_loss("dwork-roth", [0, 1], [1, 0], cutoff=2)
+
+
+# --- the event search, counted on sorted samples, and the broken samplers' distributions --------
+
+
+def _brute_force_scores(a, b, events, epsilon, delta, samples):
+    """The selection scores of the original one-event-at-a-time loop."""
+    scores = []
+    for _, indicator in events:
+        p, q = np.mean(indicator(a)), np.mean(indicator(b))
+        excess = p - delta - (math.exp(epsilon) * q if q > 0 else 0.0)
+        scores.append(excess / math.sqrt(p + q + 1 / samples))
+    return np.array(scores)
+
+
+@pytest.mark.parametrize("kind", ["scalar", "discrete"])
+def test_event_counts_match_evaluating_every_event(kind):
+    gen = np.random.default_rng(5)
+    if kind == "scalar":
+        a, b = gen.laplace(0, 1, 3000), gen.laplace(1, 1, 3000)
+        a[:100] = b[:100] = 0.25  # ties at a cut
+        counts_a, counts_b, event = audit_power._scalar_events(a, b, 50)
+    else:
+        a, b = gen.geometric(0.3, 3000), gen.geometric(0.2, 3000)
+        counts_a, counts_b, event = audit_power._discrete_events(a, b, 50)
+    events = [event(i) for i in range(counts_a.size)]
+    assert len(events) > 10
+    for (_, indicator), ca, cb in zip(events, counts_a, counts_b, strict=True):
+        assert ca == np.sum(indicator(a)) and cb == np.sum(indicator(b))
+    # the scores from the counts are the loop's, to the last bit
+    expected = _brute_force_scores(a, b, events, 0.5, 1e-5, 3000)
+    p, q = counts_a / 3000, counts_b / 3000
+    penalty = np.where(q > 0, math.exp(0.5) * q, 0.0)
+    assert np.array_equal((p - 1e-5 - penalty) / np.sqrt(p + q + 1 / 3000), expected)
+
+
+def test_broken_exponential_draws_the_softmax_without_the_factor_two():
+    from scipy import stats
+
+    u = np.r_[3.0, 1.0, 0.0, 0.0, -1.0]
+    draws = broken.exponential_without_two(epsilon=1.0)(u, np.random.default_rng(0), 100_000)
+    observed = np.bincount(draws, minlength=u.size)
+
+    def expected(rate):
+        w = np.exp(rate * u)
+        return 100_000 * w / w.sum()
+
+    assert stats.chisquare(observed, expected(1.0)).pvalue > 1e-6
+    # the same test rejects the correct mechanism's exp(eps u / (2 Delta))
+    assert stats.chisquare(observed, expected(0.5)).pvalue < 1e-6
+
+
+def test_broken_laplace_helper_draws_the_laplace_distribution():
+    from scipy import stats
+
+    x = broken._laplace(np.random.default_rng(1), 2.0, 100_000)
+    assert stats.kstest(x, stats.laplace(scale=2.0).cdf).pvalue > 1e-6
+    assert stats.kstest(x, stats.laplace(scale=2.2).cdf).pvalue < 1e-6
+
+
+def test_broken_sparse_vector_matches_the_exact_transcript_probabilities():
+    """Lee-Clifton (threshold never redrawn) on the alternating pair: the frequency of every
+    transcript matches its exact probability (1-D integral over the threshold), chi-square."""
+    from scipy import stats
+
+    d = np.asarray(ALTERNATING[0], dtype=float)
+    s = broken.sparse_vector("lee-clifton", cutoff=3, encode="pattern")
+    codes = s(d, np.random.default_rng(3), 100_000)
+    t = np.linspace(-80, 80, 160_001)
+    weight = np.exp(-np.abs(t) / 4.0) / (2 * 4.0) * (t[1] - t[0])  # threshold noise Lap(4/eps)
+    values, observed = np.unique(codes, return_counts=True)
+
+    def expected(q_scale):  # query noise Lap(q_scale); Lee-Clifton's is 4/(3 eps)
+        x = t[:, None] - d[None, :]
+        tail = 0.5 * np.exp(-np.abs(x) / q_scale)
+        up = np.where(x >= 0, tail, 1 - tail)  # P[answer + noise >= t]
+        out = []
+        for code in values.tolist():  # the base-3 pattern: 0 below, 1 above, 2 halted
+            p = np.ones_like(t)
+            for j in range(d.size):
+                digit = (code // 3 ** (d.size - 1 - j)) % 3
+                if digit == 2:
+                    break
+                p = p * (up[:, j] if digit == 1 else 1 - up[:, j])
+            out.append(weight @ p)
+        return np.array(out)
+
+    right = expected(4 / 3)
+    assert right.sum() == pytest.approx(1.0, abs=1e-3)  # every possible transcript was seen
+    assert stats.chisquare(observed, 100_000 * right / right.sum()).pvalue > 1e-6
+    wrong = expected(1.2 * 4 / 3)  # the same test rejects 20 % more query noise
+    assert stats.chisquare(observed, 100_000 * wrong / wrong.sum()).pvalue < 1e-6

@@ -98,3 +98,44 @@ def test_sweep_bad_input(kwargs, error, match):
     args = {"ks": [2], "epsilon": 1.0, "delta": 1e-6, "trials": 2, "rng": 0} | kwargs
     with pytest.raises(error, match=match):
         baselines.max_error_sweep(Q, data, **args)
+
+
+def test_sweep_rows_have_the_distribution_of_one_call_per_trial():
+    """The sweep draws all trials' noise at once; each trial must still be distributed as one
+    call of laplace_answers / gaussian_answers: two-sample KS of the max errors against one call
+    per trial, which rejects a call at epsilon 0.8 instead of 1."""
+    data = dp.correlated_data(dp.Domain.binary(5), 1000, rng=0)
+    Q = dp.MarginalWorkload.all_kway(data.domain, 2)
+    k, trials = 12, 800
+    errors = baselines.max_error_sweep(Q, data, ks=[k], epsilon=1.0, delta=1e-6, trials=trials,
+                                       rng=2)  # fmt: skip
+    true = Q.answer(data.histogram())
+    gen = np.random.default_rng(3)
+
+    def one_call_each(eps):
+        lap, gau = [], []
+        for _ in range(trials):
+            exact = true[gen.choice(Q.k, size=k, replace=False)]
+            a = baselines.laplace_answers(exact, n=data.n, epsilon=eps, rng=gen)
+            g = baselines.gaussian_answers(exact, n=data.n, epsilon=eps, delta=1e-6, rng=gen)
+            lap.append(np.max(np.abs(a - exact)))
+            gau.append(np.max(np.abs(g - exact)))
+        return np.array(lap), np.array(gau)
+
+    lap, gau = one_call_each(1.0)
+    assert stats.ks_2samp(errors["laplace"][0], lap).pvalue > 1e-6
+    assert stats.ks_2samp(errors["gaussian"][0], gau).pvalue > 1e-6
+    lap, gau = one_call_each(0.8)
+    assert stats.ks_2samp(errors["laplace"][0], lap).pvalue < 1e-6
+    assert stats.ks_2samp(errors["gaussian"][0], gau).pvalue < 1e-6
+
+
+def test_sweep_releases_lie_on_the_grid_of_one_release():
+    """Each row is snapped to the grid of a k-coordinate release (not the finer grid of one
+    release of all trials' answers)."""
+    exact = np.random.default_rng(0).uniform(0, 1, (50, 8))
+    grid = dp.mechanisms.safe_laplace_grid(8 / 100, 1.0, k=8)
+    assert grid.spacing > dp.mechanisms.grid_spacing(8 / 100, 1.0, k=exact.size)
+    released = dp.mechanisms._safe_laplace_noise(exact, grid, np.random.default_rng(1))
+    assert released.shape == exact.shape
+    assert np.all(np.mod(released, grid.spacing) == 0)
