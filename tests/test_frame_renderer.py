@@ -109,3 +109,65 @@ def test_an_explorable_opens_its_live_widget_on_the_static_default_frame_then_re
     first = base64.b64decode(sharp.widget.children[1].outputs[0]["data"]["image/png"])
     assert first != sharp.static.default_frame  # another resolution: the live one is drawn
     assert pixels(first).shape[0] == round(3.8 * widgets.LIVE_DPI)
+
+
+def ticks_and_scales(scale="linear", labels=False, look=None):
+    """A frame whose ticks change with its arguments; ``look`` changes something a clear of the
+    axes does not reset (so they must not be reused for the next frame)."""
+    fig, (left, right) = viz.subplots(ncols=2)
+    x = np.arange(1, 9)
+    left.plot(x, x**2, "o-")
+    left.set_yscale(scale)
+    if labels:
+        left.set_xticks(x, [f"cell {i}" for i in x], rotation=90, fontsize=7, ha="right")
+    right.bar(x, 1 / x)
+    if look == "tick_params":
+        right.tick_params(labelsize=5, colors="red")
+    elif look == "facecolor":
+        right.set_facecolor("0.8")
+    elif look == "spine":
+        right.spines["left"].set_color("red")
+    elif look == "tick lines":
+        for line in right.get_yticklines():
+            line.set_markersize(12)
+    elif look == "tick boxes":
+        for label in right.get_yticklabels():
+            label.set_bbox({"facecolor": "yellow"})
+
+
+FRAMES = [  # each look comes before a frame that has none
+    {}, {"scale": "log"}, {"labels": True}, {}, {"scale": "log", "labels": True},
+    {"look": "tick_params"}, {}, {"look": "facecolor"}, {}, {"look": "spine"}, {},
+    {"look": "tick lines"}, {"labels": True}, {"look": "tick boxes"}, {},
+]  # fmt: skip
+
+
+def test_reused_axes_and_ticks_render_what_new_ones_render():
+    reused = viz.FrameRenderer(dpi=50)
+    new = viz.FrameRenderer(dpi=50, reuse_axes=False)
+    for values in FRAMES:
+        assert reused.render(ticks_and_scales, values) == new.render(ticks_and_scales, values)
+    # made anew after each of the three looks a clear leaves behind, else reused
+    assert new.reused == 0 and reused.reused == len(FRAMES) - 1 - 3
+    twins = viz.FrameRenderer(dpi=50)
+
+    def twin(value):
+        fig, ax = viz.subplots()
+        ax.plot([0, 1], [0, value])
+        if value > 1:
+            ax.twinx().plot([0, 1], [value, 0], color="red")
+
+    for value in (1.0, 2.0, 1.0, 1.0):  # an axes added by a frame: the next makes new ones
+        assert twins.render(twin, {"value": value}) == new.render(twin, {"value": value})
+    assert twins.reused == 2 and len(twins.figure.axes) == 1  # the second and the fourth
+
+
+def test_the_reuse_check_is_what_keeps_a_frame_from_inheriting_the_last_ones_look(monkeypatch):
+    monkeypatch.setattr(viz, "_axes_state", lambda ax: ())  # a check that sees nothing
+    reused = viz.FrameRenderer(dpi=50)
+    reused.render(ticks_and_scales, {"look": "facecolor"})
+    leaked = reused.render(ticks_and_scales, {})
+    assert reused.reused == 1
+    fresh = viz.FrameRenderer(dpi=50).render(ticks_and_scales, {})
+    grey = [(pixels(png) == 204).all(axis=2).mean() for png in (leaked, fresh)]
+    assert grey[0] > 0.2 > 100 * grey[1]  # the grey background of the frame before
