@@ -479,7 +479,7 @@ def _reuse_ticks(axis, name: str, old: list) -> None:
         tick.update_from(fresh)
         tick.label1.update_from(fresh.label1)
         tick.label2.update_from(fresh.label2)
-        tick.set_clip_path(axis.axes.patch)
+        tick.gridline.set_clip_box(fresh.gridline.get_clip_box())  # the new axes patch's
         ticks.append(tick)
 
 
