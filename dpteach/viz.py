@@ -268,10 +268,13 @@ class FrameRenderer:
     labels, axis labels, title, legends) and every figure-level text and legend lie inside the
     figure by the layout's padding, and no axes' decorations reach into another axes' (checked
     before drawing, as the layout engine measures). A frame that does not fit is laid out
-    afresh, and that layout is kept from then on (``relayouts`` counts them). So a frame is
-    pixel-identical to a fresh render whenever its own layout would be the one kept, and
-    otherwise differs only in where its axes sit (the axes then stay still from one slider
-    position to the next); ``reuse_layout=False`` lays out every frame afresh.
+    afresh (``relayouts`` counts them) and drawn with each axes inside both its fresh box and
+    its kept one, if everything fits there (else on its fresh layout), and that layout is kept
+    from then on: it fits this frame and, but for rare overlaps, those the kept one did, so
+    moving a slider back and forth lays out once. So a frame is pixel-identical to a fresh
+    render whenever its own layout would be the one kept, and otherwise differs only in where
+    its axes sit (they then stay still from one slider position to the next);
+    ``reuse_layout=False`` lays out every frame afresh.
 
     The axes are kept too (``reused`` counts the frames drawn on the previous frame's axes):
     when a frame asks :func:`subplots` for what the previous one asked, the figure still holds
@@ -390,8 +393,10 @@ class FrameRenderer:
         return tuple(fig.get_size_inches()), fig.dpi, tuple(cells)
 
     def _draw_canvas(self) -> None:
-        """Draw the figure, on the kept layout of its structure if everything fits there."""
+        """Draw the figure on the kept layout of its structure if everything fits there, else
+        on a layout that fits both this frame and the kept one's (see the class docstring)."""
         from matplotlib.layout_engine import ConstrainedLayoutEngine
+        from matplotlib.transforms import Bbox
 
         fig = self.figure
         engine = fig.get_layout_engine()
@@ -400,18 +405,30 @@ class FrameRenderer:
             return
         key = self._structure()
         kept = self._layouts.get(key)
+        fig.set_layout_engine("none")
         if kept is not None:
-            fig.set_layout_engine("none")
-            for ax, position in zip(fig.axes, kept):
-                ax.set_position(position)
-                ax.set_in_layout(True)  # which set_position turns off
+            self._place(kept)
             if self._fits(engine):  # measured before drawing, as the layout engine measures
                 fig.canvas.draw()
                 return
             self.relayouts += 1
-            fig.set_layout_engine(engine)
+        engine.execute(fig)  # this frame's own constrained layout
+        layout = [ax.get_position(original=True).frozen() for ax in fig.axes]
+        if kept is not None:  # each axes inside both boxes: both frames' decorations fit
+            inner = [Bbox.from_extents(max(a.x0, b.x0), max(a.y0, b.y0), min(a.x1, b.x1),
+                                       min(a.y1, b.y1)) for a, b in zip(kept, layout)]  # fmt: skip
+            self._place(inner)
+            if self._fits(engine):
+                layout = inner
+            else:
+                self._place(layout)
+        self._layouts[key] = layout
         fig.canvas.draw()
-        self._layouts[key] = [ax.get_position(original=True).frozen() for ax in fig.axes]
+
+    def _place(self, layout: list) -> None:
+        for ax, position in zip(self.figure.axes, layout):
+            ax.set_position(position)
+            ax.set_in_layout(True)  # which set_position turns off
 
     def _fits(self, engine) -> bool:
         """Whether the frame's decorations lie inside the figure, by the constrained layout's

@@ -24,10 +24,10 @@ def one(value, ylabel=SHORT):
     ax.legend()
 
 
-def pair(value, legend="line"):
+def pair(value, legend="line", ylabel="left"):
     fig, (left, right) = viz.subplots(ncols=2)
     left.plot([0, 1], [0, value], label=legend)
-    left.set(ylim=(0, 1), ylabel="left")
+    left.set(ylim=(0, 1), ylabel=ylabel)
     left.legend(loc="upper left", bbox_to_anchor=(1, 1))  # outside, towards the right axes
     right.plot([0, 1], [1, value])
     right.set(ylim=(0, 1), ylabel="right")
@@ -96,10 +96,8 @@ def test_the_fit_check_accepts_every_fresh_constrained_layout():
     ]
     for draw, values in cases:
         renderer = viz.FrameRenderer(dpi=60)
-        renderer.render(draw, values)
-        engine = renderer.figure.get_layout_engine()
-        assert isinstance(engine, ConstrainedLayoutEngine)
-        assert renderer._fits(engine) and inside_and_apart(renderer)
+        renderer.render(draw, values)  # the first frame: a fresh layout
+        assert renderer._fits(ConstrainedLayoutEngine()) and inside_and_apart(renderer)
 
 
 def test_each_figure_structure_keeps_its_own_layout():
@@ -145,3 +143,24 @@ def test_the_histogram_animation_draws_each_frame_once_on_one_layout(monkeypatch
     assert len(images) == len(frames) and len({im.tobytes() for im in images}) == len(frames)
     assert len({im.shape for im in images}) == 1  # one figure size, one layout
     assert not re.search(r'<link rel="stylesheet"[^>]*https?://', html)  # offline
+
+
+def test_a_frame_that_does_not_fit_gets_a_layout_that_fits_it_and_the_kept_ones_frames():
+    """Sliding back and forth between frames that need different margins lays out once."""
+    right = {"value": 0.5, "legend": "a much longer legend entry here"}  # a wider gap between
+
+    renderer = viz.FrameRenderer(dpi=60)
+    renderer.render(pair, {"value": 0.5, "ylabel": LONG})  # a wider left margin
+    kept = positions(renderer)
+    renderer.render(pair, right)
+    assert renderer.relayouts == 1 and inside_and_apart(renderer)
+    fresh = viz.FrameRenderer(dpi=60, reuse_layout=False)
+    fresh.render(pair, right)
+    for inner, a, b in zip(positions(renderer), kept, positions(fresh)):
+        x0, y0 = max(a[0], b[0]), max(a[1], b[1])  # inside both the kept and the fresh box
+        x1, y1 = min(a[0] + a[2], b[0] + b[2]), min(a[1] + a[3], b[1] + b[3])
+        assert inner == pytest.approx((x0, y0, x1 - x0, y1 - y0))
+    assert positions(renderer) != positions(fresh) != kept  # neither layout alone
+    for values in ({"value": 0.5, "ylabel": LONG}, right, {"value": 0.9}, right):
+        renderer.render(pair, values)
+        assert renderer.relayouts == 1 and inside_and_apart(renderer)
