@@ -339,7 +339,9 @@ class FrameRenderer:
         made = self._made_axes
         if not (self.reuse_axes and made and made[0] == request and self.figure.axes == made[2]):
             return []
-        if any(ax._sharex or ax._sharey for ax in made[2]):  # a clear keeps them shared
+        shared = (ax.get_shared_x_axes().get_siblings(ax) + ax.get_shared_y_axes().get_siblings(ax)
+                  for ax in made[2])  # fmt: skip
+        if any(len(siblings) > 2 for siblings in shared):  # a clear keeps them shared
             return []
         return made[2] if [_axes_state(ax) for ax in made[2]] == made[3] else []
 
@@ -463,8 +465,8 @@ def _axes_state(ax) -> tuple:
         ax.get_box_aspect(), ax.get_axes_locator(), ax.get_zorder(), ax.get_frame_on(),
         ax.get_label(), ax.get_navigate(), ax.get_alpha(), ax.get_visible(), ax.get_axisbelow(),
         ax.get_rasterization_zorder(), ax.get_in_layout(), spines,
-        *[(axis.get_visible(), repr(axis._major_tick_kw), repr(axis._minor_tick_kw))
-          for axis in (ax.xaxis, ax.yaxis)],
+        *[(axis.get_visible(), axis.get_tick_params(which="major"),
+           axis.get_tick_params(which="minor")) for axis in (ax.xaxis, ax.yaxis)],
     )  # fmt: skip
 
 

@@ -160,6 +160,18 @@ def test_reused_axes_and_ticks_render_what_new_ones_render():
     for value in (1.0, 2.0, 1.0, 1.0):  # an axes added by a frame: the next makes new ones
         assert twins.render(twin, {"value": value}) == new.render(twin, {"value": value})
     assert twins.reused == 2 and len(twins.figure.axes) == 1  # the second and the fourth
+    shared = viz.FrameRenderer(dpi=50)
+
+    def side_by_side(value):
+        fig, (left, right) = viz.subplots(ncols=2, sharey=True)
+        left.plot([0, 1], [0, value])
+        right.plot([0, 1], [value, 0])
+
+    for value in (1.0, 2.0):  # shared axes stay shared through a clear: made anew
+        assert shared.render(side_by_side, {"value": value}) == new.render(
+            side_by_side, {"value": value}
+        )
+    assert shared.reused == 0
 
 
 def test_the_reuse_check_is_what_keeps_a_frame_from_inheriting_the_last_ones_look(monkeypatch):
