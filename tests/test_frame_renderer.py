@@ -160,7 +160,7 @@ def test_reused_axes_and_ticks_render_what_new_ones_render():
     for value in (1.0, 2.0, 1.0, 1.0):  # an axes added by a frame: the next makes new ones
         assert twins.render(twin, {"value": value}) == new.render(twin, {"value": value})
     assert twins.reused == 2 and len(twins.figure.axes) == 1  # the second and the fourth
-    shared = viz.FrameRenderer(dpi=50)
+    shared, new = viz.FrameRenderer(dpi=50), viz.FrameRenderer(dpi=50, reuse_axes=False)
 
     def side_by_side(value):
         fig, (left, right) = viz.subplots(ncols=2, sharey=True)
