@@ -321,17 +321,18 @@ class FrameRenderer:
         fig.set_dpi(self.dpi)
         fig.set_facecolor(mpl.rcParams["figure.facecolor"])
         fig.set_layout_engine("constrained")
-        if not reused:
+        if reused:
+            self.reused += 1
+            for ax in reused:  # cleared by fig.clear(): put back where a new subplot would be
+                fig.add_subplot(ax)
+                ax.set_subplotspec(ax.get_subplotspec())
+            for axis, name, old in ticks:
+                _reuse_ticks(axis, name, old)
+        else:
             axes = fig.subplots(nrows, ncols, **kwargs)
             self._made_axes = (request, axes, fig.axes, [_axes_state(ax) for ax in fig.axes])
-            return fig, axes
-        self.reused += 1
-        for ax in reused:  # cleared by fig.clear(): put back, where a fresh subplot would be
-            fig.add_subplot(ax)
-            ax.set_subplotspec(ax.get_subplotspec())
-        for axis, name, old in ticks:
-            _reuse_ticks(axis, name, old)
-        return fig, self._made_axes[1]
+        axes = self._made_axes[1]  # an array of them is copied: a draw may change its copy
+        return fig, axes.copy() if isinstance(axes, np.ndarray) else axes
 
     def _reusable_axes(self, request: tuple) -> list:
         """The axes the previous frame's subplots made, if this frame asks for the same and
