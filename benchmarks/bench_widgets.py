@@ -10,7 +10,10 @@ control, alone, to up to 5 positions over its range, then to the corner where ev
 slider is at its maximum. Positions are first visits in this process (no frame of the static grid
 was precomputed), so caches help only where a draw shares work with an earlier position. For
 reference, the notes give matplotlib's own cost of drawing the last figure again with nothing
-changed (``canvas.draw()``, no PNG): a floor for any redraw of that figure.
+changed (``canvas.draw()``, no PNG): a floor for any redraw of that figure; and the full
+garbage collections (Python's generation 2, which walk every object of the process, the
+scientific stack's included) while the widget was measured (the timed moves and the untimed
+returns between them), and their time.
 
 Usage: python benchmarks/bench_widgets.py [--quick]
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import gc
 import io
 import json
 import sys
@@ -47,6 +51,7 @@ class Widget:
     grid: dict | None = None
     times: dict = field(default_factory=dict)
     relayouts: int = 0
+    full_collections: list = field(default_factory=list)  # seconds each
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
@@ -140,9 +145,27 @@ def measure(widget: Widget, *, quick: bool = False) -> Widget:
     from dpteach import widgets
 
     box = widgets.interactive_figure(widget.draw, **widget.controls)  # draws the default once
+    started = []
+
+    def full_collections(phase: str, info: dict) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                started.append(time.perf_counter())
+            else:
+                widget.full_collections.append(time.perf_counter() - started.pop())
+
+    gc.callbacks.append(full_collections)
+    try:
+        _measure(widget, box, quick)
+    finally:
+        gc.callbacks.remove(full_collections)
+    return widget
+
+
+def _measure(widget: Widget, box, quick: bool) -> None:
     widget.times["default"] = [_timed(box.redraw) for _ in range(1 if quick else 3)]
     if quick:
-        return widget
+        return
     default = {name: c.value for name, c in widget.controls.items()}
     sweep = []
     for name, control in widget.controls.items():
@@ -160,7 +183,6 @@ def measure(widget: Widget, *, quick: bool = False) -> Widget:
     widget.relayouts = box.renderer.relayouts
     canvas = box.renderer.figure.canvas  # the last frame, drawn again with nothing changed
     widget.times["floor"] = [_timed(canvas.draw) for _ in range(3)]
-    return widget
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -186,7 +208,9 @@ def run(quick: bool = False) -> list[dict]:
                          f"; {len(sweep)} other positions: min {min(sweep):.3f}, median "
                          f"{np.median(sweep):.3f}, max {max(sweep):.3f} s; kept layout redone "
                          f"for {widget.relayouts} of them; matplotlib's redraw of the last "
-                         f"frame unchanged {np.median(widget.times['floor'], axis=0)[0]:.3f} s"),
+                         f"frame unchanged {np.median(widget.times['floor'], axis=0)[0]:.3f} s; "
+                         f"{len(widget.full_collections)} full garbage collections meanwhile, "
+                         f"{sum(widget.full_collections):.3f} s"),
             })  # fmt: skip
             if sweep:
                 rows.append({
