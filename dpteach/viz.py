@@ -357,6 +357,8 @@ class FrameRenderer:
         finally:
             _RENDERER.reset(token)
         new = [n for n in plt.get_fignums() if n not in before]
+        if self._made_axes and self.figure.axes != self._made_axes[2]:
+            self._made_axes = None  # the draw replaced them: let them go while they are young
         if self._made + len(new) != 1:
             for n in new:
                 plt.close(n)
