@@ -5,15 +5,16 @@ Each notebook's widgets (``viz.explorable`` and ``widgets.interactive_figure`` c
 captured by executing only the code cells they need (found by the names they use) with both
 factories patched to record the drawing function and its controls. Then the live widget is built
 (:func:`dpteach.widgets.interactive_figure`, no kernel needed) and timed as a reader feels it,
-draw and PNG render included: its redraw at the defaults (median of 3) and each move of one
+draw and PNG render included, on an event loop as in a kernel and with a pause before each move
+(in which the widget collects garbage, as it does when a reader pauses): its redraw at the
+defaults (median of 3) and each move of one
 control, alone, to up to 5 positions over its range, then to the corner where every numeric
 slider is at its maximum. Positions are first visits in this process (no frame of the static grid
 was precomputed), so caches help only where a draw shares work with an earlier position. For
 reference, the notes give matplotlib's own cost of drawing the last figure again with nothing
 changed (``canvas.draw()``, no PNG): a floor for any redraw of that figure; and the full
 garbage collections (Python's generation 2, which walk every object of the process, the
-scientific stack's included) while the widget was measured (the timed moves and the untimed
-returns between them), and their time.
+scientific stack's included) inside the timed moves and between them, with their time.
 
 Usage: python benchmarks/bench_widgets.py [--quick]
 """
@@ -21,6 +22,7 @@ Usage: python benchmarks/bench_widgets.py [--quick]
 from __future__ import annotations
 
 import ast
+import asyncio
 import builtins
 import contextlib
 import gc
@@ -133,37 +135,55 @@ def positions(control, count: int = 5) -> list:
     return [int(control.min + (v - control.min) // control.step * control.step) for v in picks]
 
 
-def _timed(action) -> tuple[float, float]:
+#: The reader's pause before each move, in seconds (shortened: the widget's idle garbage
+#: collection, :data:`dpteach.widgets.IDLE_COLLECTION_DELAY`, is set to half of it here).
+PAUSE = 0.05
+
+
+def _timed(action, moving: list) -> tuple[float, float]:
+    moving[0] = True
     wall, cpu = time.perf_counter(), time.process_time()
     action()
-    return time.perf_counter() - wall, time.process_time() - cpu
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    moving[0] = False
+    return wall, cpu
 
 
 def measure(widget: Widget, *, quick: bool = False) -> Widget:
-    """Time the live widget (:func:`dpteach.widgets.interactive_figure`) of ``widget``: its
-    redraw at the defaults, then each control moved alone over its range, then the corner."""
+    """Time the live widget (:func:`dpteach.widgets.interactive_figure`) of ``widget`` on an
+    event loop, as in a kernel, pausing before each move: its redraw at the defaults, then each
+    control moved alone over its range, then the corner."""
     from dpteach import widgets
 
-    box = widgets.interactive_figure(widget.draw, **widget.controls)  # draws the default once
-    started = []
+    moving, started = [False], []
 
     def full_collections(phase: str, info: dict) -> None:
         if info["generation"] == 2:
             if phase == "start":
                 started.append(time.perf_counter())
             else:
-                widget.full_collections.append(time.perf_counter() - started.pop())
+                widget.full_collections.append((time.perf_counter() - started.pop(), moving[0]))
 
+    delay, widgets.IDLE_COLLECTION_DELAY = widgets.IDLE_COLLECTION_DELAY, PAUSE / 2
     gc.callbacks.append(full_collections)
     try:
-        _measure(widget, box, quick)
+        asyncio.run(_measure(widget, quick, moving))
     finally:
         gc.callbacks.remove(full_collections)
+        widgets.IDLE_COLLECTION_DELAY = delay
     return widget
 
 
-def _measure(widget: Widget, box, quick: bool) -> None:
-    widget.times["default"] = [_timed(box.redraw) for _ in range(1 if quick else 3)]
+async def _measure(widget: Widget, quick: bool, moving: list) -> None:
+    from dpteach import widgets
+
+    box = widgets.interactive_figure(widget.draw, **widget.controls)  # draws the default once
+
+    async def move(action) -> tuple[float, float]:
+        await asyncio.sleep(PAUSE)
+        return _timed(action, moving)
+
+    widget.times["default"] = [await move(box.redraw) for _ in range(1 if quick else 3)]
     if quick:
         return
     default = {name: c.value for name, c in widget.controls.items()}
@@ -171,18 +191,25 @@ def _measure(widget: Widget, box, quick: bool) -> None:
     for name, control in widget.controls.items():
         for value in positions(control):
             if value != default[name]:
-                sweep.append(_timed(lambda c=control, v=value: setattr(c, "value", v)))
+                sweep.append(await move(lambda c=control, v=value: setattr(c, "value", v)))
         control.value = default[name]
     tops = {n: positions(c)[-1] for n, c in widget.controls.items() if not hasattr(c, "options")}
     if len(tops) > 1:  # move all but the last one there (untimed), then time the last move
         *first, (name, value) = tops.items()
         for other, top in first:
             widget.controls[other].value = top
-        sweep.append(_timed(lambda: setattr(widget.controls[name], "value", value)))
+        sweep.append(await move(lambda: setattr(widget.controls[name], "value", value)))
     widget.times["sweep"] = sweep
     widget.relayouts = box.renderer.relayouts
     canvas = box.renderer.figure.canvas  # the last frame, drawn again with nothing changed
-    widget.times["floor"] = [_timed(canvas.draw) for _ in range(3)]
+    widget.times["floor"] = [await move(canvas.draw) for _ in range(3)]
+
+
+def _collections(widget: Widget) -> str:
+    inside = [t for t, moving in widget.full_collections if moving]
+    pauses = [t for t, moving in widget.full_collections if not moving]
+    return (f"full garbage collections: {len(inside)} inside the timed moves "
+            f"({sum(inside):.3f} s), {len(pauses)} between them ({sum(pauses):.3f} s)")  # fmt: skip
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -209,8 +236,7 @@ def run(quick: bool = False) -> list[dict]:
                          f"{np.median(sweep):.3f}, max {max(sweep):.3f} s; kept layout redone "
                          f"for {widget.relayouts} of them; matplotlib's redraw of the last "
                          f"frame unchanged {np.median(widget.times['floor'], axis=0)[0]:.3f} s; "
-                         f"{len(widget.full_collections)} full garbage collections meanwhile, "
-                         f"{sum(widget.full_collections):.3f} s"),
+                         + _collections(widget)),
             })  # fmt: skip
             if sweep:
                 rows.append({

@@ -183,3 +183,41 @@ def test_the_reuse_check_is_what_keeps_a_frame_from_inheriting_the_last_ones_loo
     fresh = viz.FrameRenderer(dpi=50).render(ticks_and_scales, {})
     grey = [(pixels(png) == 204).all(axis=2).mean() for png in (leaked, fresh)]
     assert grey[0] > 0.2 > 100 * grey[1]  # the grey background of the frame before
+
+
+def test_a_live_widget_collects_garbage_in_the_readers_pause_not_during_moves(monkeypatch):
+    import asyncio
+    import gc
+
+    monkeypatch.setattr(widgets, "IDLE_COLLECTION_DELAY", 0.05)
+    full = []
+
+    def count(phase, info):
+        if phase == "stop" and info["generation"] == 2:
+            full.append(1)
+
+    async def reader():
+        eps = widgets.log_slider("ε", 1.0, 0.1, 10)
+        widgets.interactive_figure(draw, epsilon=eps)
+        await asyncio.sleep(0.1)  # the pause after the first frame: one collection
+        seen = [len(full)]
+        eps.value = 10.0
+        eps.value = 1.0  # the second move cancels the first one's collection
+        seen.append(len(full))
+        await asyncio.sleep(0.1)
+        seen.append(len(full))
+        return seen
+
+    automatic = gc.isenabled()
+    gc.disable()  # only the widget's own collections, then
+    gc.callbacks.append(count)
+    try:
+        assert asyncio.run(reader()) == [1, 1, 2]
+        eps = widgets.log_slider("ε", 1.0, 0.1, 10)
+        widgets.interactive_figure(draw, epsilon=eps)  # no event loop: none scheduled
+        eps.value = 10.0
+        assert len(full) == 2
+    finally:
+        gc.callbacks.remove(count)
+        if automatic:
+            gc.enable()
