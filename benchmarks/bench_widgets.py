@@ -246,7 +246,26 @@ def run(quick: bool = False) -> list[dict]:
                     "value": float(worst), "unit": "s", "goal": f"<= {GOAL_MAX} s",
                     "met": bool(worst <= GOAL_MAX), "notes": "",
                 })  # fmt: skip
+    rows.append({
+        "target": "6 widgets",
+        "measure": "reference: a pure-Python loop of 3,000,000 multiply-adds (min of 5)",
+        "value": python_reference(), "unit": "s", "goal": "(report)", "met": True,
+        "notes": "the widgets' time is mostly Python (matplotlib): this machine's Python speed "
+                 "varied by up to 1.8x within an hour, so compare runs through it",
+    })  # fmt: skip
     return rows
+
+
+def python_reference() -> float:
+    """Seconds for a fixed pure-Python loop, the fastest of 5: the yardstick for these rows."""
+
+    def loop() -> int:
+        total = 0
+        for i in range(3_000_000):
+            total += i * i
+        return total
+
+    return min(_timed(loop, [False])[0] for _ in range(5))
 
 
 if __name__ == "__main__":
