@@ -7,14 +7,14 @@ factories patched to record the drawing function and its controls. Then the live
 (:func:`dpteach.widgets.interactive_figure`, no kernel needed) and timed as a reader feels it,
 draw and PNG render included, on an event loop as in a kernel and with a pause before each move
 (in which the widget collects garbage, as it does when a reader pauses): its redraw at the
-defaults (median of 3) and each move of one
-control, alone, to up to 5 positions over its range, then to the corner where every numeric
-slider is at its maximum. Positions are first visits in this process (no frame of the static grid
-was precomputed), so caches help only where a draw shares work with an earlier position. For
-reference, the notes give matplotlib's own cost of drawing the last figure again with nothing
-changed (``canvas.draw()``, no PNG): a floor for any redraw of that figure; and the full
-garbage collections (Python's generation 2, which walk every object of the process, the
-scientific stack's included) inside the timed moves and between them, with their time.
+defaults (median of 3) and each move of one control, alone, to up to 5 positions over its range,
+then to the corner where every numeric slider is at its maximum. Positions are first visits in
+this process (no frame of the static grid was precomputed), so caches help only where a draw
+shares work with an earlier position. For reference, the notes give matplotlib's own cost of
+drawing the last figure again with nothing changed (``canvas.draw()``, no PNG): a floor for any
+redraw of that figure; and the full garbage collections (Python's generation 2, which walk every
+object of the process, the scientific stack's included) inside the timed moves and between them,
+with their time.
 
 Usage: python benchmarks/bench_widgets.py [--quick]
 """
@@ -53,7 +53,7 @@ class Widget:
     grid: dict | None = None
     times: dict = field(default_factory=dict)
     relayouts: int = 0
-    full_collections: list = field(default_factory=list)  # seconds each
+    full_collections: list = field(default_factory=list)  # (seconds, inside a move)
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
