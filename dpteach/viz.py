@@ -340,10 +340,9 @@ class FrameRenderer:
         made = self._made_axes
         if not (self.reuse_axes and made and made[0] == request and self.figure.axes == made[2]):
             return []
-        shared = (ax.get_shared_x_axes().get_siblings(ax) + ax.get_shared_y_axes().get_siblings(ax)
-                  for ax in made[2])  # fmt: skip
-        if any(len(siblings) > 2 for siblings in shared):  # a clear keeps them shared
-            return []
+        if any(len(group.get_siblings(ax)) > 1 for ax in made[2]
+               for group in (ax.get_shared_x_axes(), ax.get_shared_y_axes())):  # fmt: skip
+            return []  # shared axes: a clear keeps them shared
         return made[2] if [_axes_state(ax) for ax in made[2]] == made[3] else []
 
     def render(self, draw: Callable[..., None], values: dict) -> bytes:
