@@ -174,6 +174,28 @@ def test_reused_axes_and_ticks_render_what_new_ones_render():
     assert shared.reused == 0
 
 
+def test_each_axis_works_out_its_ticks_once_a_frame_and_the_frames_are_unchanged(monkeypatch):
+    import contextlib
+
+    import matplotlib.axis
+
+    calls = []
+    update = matplotlib.axis.Axis._update_ticks
+    monkeypatch.setattr(matplotlib.axis.Axis, "_update_ticks",
+                        lambda axis: calls.append(axis) or update(axis))  # fmt: skip
+    once, every_time = viz.FrameRenderer(dpi=50), viz.FrameRenderer(dpi=50)
+    frames, counts = {}, {}
+    for renderer, scope in ((once, viz._ticks_once), (every_time, contextlib.nullcontext)):
+        monkeypatch.setattr(viz, "_ticks_once", scope)
+        frames[renderer] = [renderer.render(ticks_and_scales, values) for values in FRAMES]
+        calls.clear()
+        frames[renderer].append(renderer.render(ticks_and_scales, {}))  # on the kept layout
+        counts[renderer] = len(calls)
+    assert frames[once] == frames[every_time]  # relayouts included
+    assert counts[once] == 4 < 5 * 4 <= counts[every_time]  # two axes, two axis each
+    assert once.relayouts == every_time.relayouts > 0
+
+
 def test_the_reuse_check_is_what_keeps_a_frame_from_inheriting_the_last_ones_look(monkeypatch):
     monkeypatch.setattr(viz, "_axes_state", lambda ax: ())  # a check that sees nothing
     reused = viz.FrameRenderer(dpi=50)
