@@ -284,8 +284,8 @@ class FrameRenderer:
     given back instead of made anew, with their tick objects reset to a fresh tick's look
     (:func:`_reuse_ticks`): making ticks took a quarter of a frame's time. Frames are
     pixel-identical to those drawn on new axes; ``reuse_axes=False`` makes new axes every frame.
-    Within a frame each axis works out its ticks once for the fit check and the draw
-    (:func:`_ticks_once`), not the 7 times matplotlib asks.
+    Within a frame each axis works out its ticks, and each legend its layout, once for the fit
+    check and the draw (:func:`_computed_once`), not the 4-7 times matplotlib asks.
     """
 
     def __init__(
@@ -377,7 +377,7 @@ class FrameRenderer:
             image = Image.open(buf)
         else:  # our Agg canvas: its pixels directly, no PNG encoded and decoded in between
             canvas = self.figure.canvas
-            with mpl.rc_context(STYLE), _ticks_once(self.figure):
+            with mpl.rc_context(STYLE), _computed_once(self.figure):
                 self._draw_canvas()
             size = canvas.get_width_height(physical=True)
             image = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
@@ -461,51 +461,70 @@ class FrameRenderer:
 
 
 @contextlib.contextmanager
-def _ticks_once(fig):
-    """Within the block, every axis of ``fig`` works out its ticks once, not every time it is
-    asked: matplotlib's ``Axis._update_ticks`` (locate, format and place the ticks) and
-    ``Axis._get_ticklabel_bboxes`` (their labels' extents) run 7 and 4 times per axis and
-    frame between the fit check and the draw (for the axis, its label, its spine and the tight
-    box), a fifth of a frame's time. An axis repeats its last answer while its view and its
-    axes' box are those it was computed for (the ticks still hold that answer's state: it is
-    recomputed, as matplotlib would, whenever either changed, e.g. during a relayout), so the
-    frame is drawn exactly as without the block. If matplotlib renames the two methods, the
-    block does nothing."""
+def _computed_once(fig):
+    """Within the block, the axes and legends of ``fig`` work out their layout once, not every
+    time they are asked (between the fit check and the draw of one frame):
+
+    - each axis its ticks (matplotlib's ``Axis._update_ticks``: locate, format and place them)
+      and its tick labels' extents (``Axis._get_ticklabel_bboxes``), which matplotlib works out
+      7 and 4 times per axis and frame (for the axis, its label, its spine, the tight box);
+    - each box of each legend its box and its children's offsets (``OffsetBox.get_bbox`` and
+      ``_get_bbox_and_child_offsets``), worked out again at every level of the legend's boxes.
+
+    Each gives its last answer again while nothing it depends on has changed (an axis's view
+    and its axes' box: the ticks still hold that answer's state; a box's size; the same
+    arguments), and works it out anew, as matplotlib would, otherwise (e.g. during a relayout),
+    so the frame is drawn exactly as without the block. If matplotlib renames these methods,
+    the block does nothing.
+    """
+    from matplotlib.offsetbox import OffsetBox
+
     overridden = []
+
+    def remember(obj, name: str, key: Callable[[], tuple]) -> None:
+        if callable(getattr(obj, name, None)) and name not in vars(obj):
+            setattr(obj, name, _remembered(getattr(obj, name), key))
+            overridden.append((obj, name))
+
+    def boxes(artist):
+        for child in artist.get_children():
+            if isinstance(child, OffsetBox):
+                yield child
+                yield from boxes(child)
+
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
-            if hasattr(axis, "_update_ticks") and hasattr(axis, "_get_ticklabel_bboxes"):
-                axis._update_ticks, axis._get_ticklabel_bboxes = _TicksOnce(axis).methods()
-                overridden.append(axis)
+            remember(
+                axis,
+                "_update_ticks",
+                lambda axis=axis: (tuple(axis.get_view_interval()), axis.axes.bbox.bounds),
+            )
+            remember(axis, "_get_ticklabel_bboxes", tuple)  # of the ticks just worked out
+    for legend in (*fig.legends, *filter(None, (ax.get_legend() for ax in fig.axes))):
+        for box in boxes(legend):
+            for name in ("get_bbox", "_get_bbox_and_child_offsets"):
+                remember(box, name, lambda box=box: (getattr(box, "width", None),
+                                                     getattr(box, "height", None)))  # fmt: skip
     try:
         yield
     finally:
-        for axis in overridden:
-            del axis._update_ticks, axis._get_ticklabel_bboxes  # the class's methods again
+        for obj, name in overridden:
+            delattr(obj, name)  # the class's method again
 
 
-class _TicksOnce:
-    """An axis's last computed ticks and their labels' extents (see :func:`_ticks_once`)."""
+def _remembered(method: Callable, key: Callable[[], tuple]) -> Callable:
+    """``method``, giving its last answer again when called with the same arguments (the same
+    objects) while ``key()`` is unchanged (see :func:`_computed_once`)."""
+    last: list = []  # key, arguments (held: their ids cannot be reused), answer
 
-    def __init__(self, axis):
-        self.axis, self.key, self.ticks, self.bboxes = axis, None, None, None
-        self.update, self.measure = axis._update_ticks, axis._get_ticklabel_bboxes
+    def remembered(*args):
+        now = key()
+        if not (last and last[0] == now and len(args) == len(last[1])
+                and all(a is b for a, b in zip(args, last[1]))):  # fmt: skip
+            last[:] = now, args, method(*args)
+        return last[2]
 
-    def methods(self) -> tuple:
-        return self.update_ticks, self.ticklabel_bboxes
-
-    def update_ticks(self) -> list:
-        key = (tuple(self.axis.get_view_interval()), self.axis.axes.bbox.bounds)
-        if key != self.key:
-            self.key, self.ticks, self.bboxes = key, self.update(), None
-        return self.ticks
-
-    def ticklabel_bboxes(self, ticks: list, renderer) -> tuple:
-        if ticks is not self.ticks:  # not the ticks held here: measured as asked
-            return self.measure(ticks, renderer)
-        if self.bboxes is None or self.bboxes[0] is not renderer:
-            self.bboxes = renderer, self.measure(ticks, renderer)
-        return self.bboxes[1]
+    return remembered
 
 
 def _axes_state(ax) -> tuple:

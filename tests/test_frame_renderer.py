@@ -120,7 +120,11 @@ def ticks_and_scales(scale="linear", labels=False, look=None):
     left.set_yscale(scale)
     if labels:
         left.set_xticks(x, [f"cell {i}" for i in x], rotation=90, fontsize=7, ha="right")
-    right.bar(x, 1 / x)
+    right.bar(x, 1 / x, label="1/x")
+    right.legend()  # at its best place
+    if labels:  # a legend spread over the width of the axes
+        left.plot(x, x**2 + 9, "s-")
+        left.legend(["squares", "shifted"], mode="expand", ncols=2, loc="upper left")
     if look == "tick_params":
         right.tick_params(labelsize=5, colors="red")
     elif look == "facecolor":
@@ -174,26 +178,40 @@ def test_reused_axes_and_ticks_render_what_new_ones_render():
     assert shared.reused == 0
 
 
-def test_each_axis_works_out_its_ticks_once_a_frame_and_the_frames_are_unchanged(monkeypatch):
+def test_axes_and_legends_work_out_their_layout_once_a_frame_and_the_frames_are_unchanged(
+    monkeypatch,
+):
     import contextlib
 
     import matplotlib.axis
+    import matplotlib.offsetbox
 
-    calls = []
-    update = matplotlib.axis.Axis._update_ticks
-    monkeypatch.setattr(matplotlib.axis.Axis, "_update_ticks",
-                        lambda axis: calls.append(axis) or update(axis))  # fmt: skip
+    calls = {"ticks": 0, "legend boxes": 0}
+
+    def counted(cls, name, what):
+        method = getattr(cls, name)
+
+        def count(*args):
+            calls[what] += 1
+            return method(*args)
+
+        monkeypatch.setattr(cls, name, count)
+
+    counted(matplotlib.axis.Axis, "_update_ticks", "ticks")
+    counted(matplotlib.offsetbox.VPacker, "_get_bbox_and_child_offsets", "legend boxes")
     once, every_time = viz.FrameRenderer(dpi=50), viz.FrameRenderer(dpi=50)
     frames, counts = {}, {}
-    for renderer, scope in ((once, viz._ticks_once), (every_time, contextlib.nullcontext)):
-        monkeypatch.setattr(viz, "_ticks_once", scope)
+    for renderer, scope in ((once, viz._computed_once), (every_time, contextlib.nullcontext)):
+        monkeypatch.setattr(viz, "_computed_once", scope)
         frames[renderer] = [renderer.render(ticks_and_scales, values) for values in FRAMES]
-        calls.clear()
+        calls.update({"ticks": 0, "legend boxes": 0})
         frames[renderer].append(renderer.render(ticks_and_scales, {}))  # on the kept layout
-        counts[renderer] = len(calls)
-    assert frames[once] == frames[every_time]  # relayouts included
-    assert counts[once] == 4 < 5 * 4 <= counts[every_time]  # two axes, two axis each
+        counts[renderer] = dict(calls)
+    assert frames[once] == frames[every_time]  # relayouts and wide legends included
     assert once.relayouts == every_time.relayouts > 0
+    # two axes of two axis each; one legend of two packed boxes, in the fit check and the draw
+    assert counts[once] == {"ticks": 4, "legend boxes": 2}
+    assert counts[every_time]["ticks"] >= 5 * 4 and counts[every_time]["legend boxes"] >= 2 * 3
 
 
 def test_the_reuse_check_is_what_keeps_a_frame_from_inheriting_the_last_ones_look(monkeypatch):
