@@ -14,12 +14,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import io
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.text import Text
 
 if TYPE_CHECKING:
     import ipywidgets
@@ -152,8 +154,6 @@ def histogram_animation(
     panel draws ``D(p || p_hat_t)`` with the current round marked. Plays in a static page (no
     kernel); the CDN stylesheet matplotlib adds is dropped so the page stays offline.
     """
-    import re
-
     from matplotlib import animation
 
     rounds = sorted(frames)
@@ -605,7 +605,8 @@ class StaticFigure:
             f'<label>{html.escape(label)} <input type="range" min="0" max="{len(values) - 1}" '
             f'step="1" value="{pos}" name="{html.escape(name)}" '
             f'aria-valuetext="{html.escape(values[pos])}"{" disabled" * (len(values) == 1)}> '
-            f"<output>{html.escape(values[pos])}</output></label>"
+            f'<output style="min-width:{max(map(len, values))}ch">{html.escape(values[pos])}'
+            "</output></label>"
             for name, label, values, pos in zip(self.names, labels, value_labels, self.default)
         )
         self.html = (
@@ -667,12 +668,38 @@ def static_figure(
     seen: dict[bytes, int] = {}
     index = []
     for point in itertools.product(*grid.values()):
-        png = renderer.render(draw, dict(zip(grid, point)))
+        values = dict(zip(grid, point))
+        png = renderer.render(draw, values)
+        check_readouts(renderer.figure, {labels.get(n, n): v for n, v in values.items()})
         index.append(seen.setdefault(png, len(frames)))
         if index[-1] == len(frames):
             frames.append(png)
     return StaticFigure(grid, grid.values(), start, [labels.get(n, n) for n in grid], frames,
                         index, alt=alt)  # fmt: skip
+
+
+def check_readouts(fig, readouts: dict[str, object]) -> None:
+    """Refuse a figure whose text contradicts a slider's readout.
+
+    Wherever a text of ``fig`` (a title, a label, a legend) writes a slider's label followed by
+    ``=`` and a number (``"round t = 26 of 26"`` for the slider ``t``), the number must be the
+    slider's value ``readouts[label]`` to the precision it is written with: a reader who sets
+    t = 27 must not read t = 26 under it. Raises ``ValueError`` naming both numbers.
+    """
+    texts = [text.get_text() for text in fig.findobj(Text)]
+    for label, value in readouts.items():
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+            continue
+        number = r"(-?[0-9][0-9,]*(?:\.[0-9]+)?)(?![0-9e])"  # 27, 200,000, 0.15; not 1e5
+        pattern = rf"(?<![\w\\^{{]){re.escape(label)}\s*=\s*{number}"
+        for text in texts:
+            for shown in re.findall(pattern, text):
+                decimals = len(shown.partition(".")[2])
+                if abs(float(shown.replace(",", "")) - float(value)) > 0.5 * 10.0**-decimals:
+                    raise ValueError(
+                        f"the figure says {label} = {shown} where the slider {label} reads "
+                        f"{_format_value(value)}: {text!r}"
+                    )
 
 
 def _check_grid(grid: dict) -> None:

@@ -77,3 +77,20 @@ def test_every_notebook_is_in_the_table_of_contents():
     for entry in listed:
         stem = ROOT / entry
         assert stem.with_suffix(".ipynb").exists() or stem.with_suffix(".md").exists(), entry
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_saved_slider_moves_its_figure_without_a_kernel(path):
+    """A widget output carries a static twin (``viz.explorable``'s ``text/html``), which the
+    website shows: a bare ipywidgets view would show sliders there that move nothing."""
+    for i, cell in enumerate(json.loads(path.read_text())["cells"]):
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data:
+                assert "dpteach-static" in "".join(data.get("text/html", "")), (
+                    f"{path.name}, cell {i}: a widget without precomputed frames (a slider "
+                    "that needs a kernel): make it a viz.explorable"
+                )

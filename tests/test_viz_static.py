@@ -46,6 +46,33 @@ def _png(uri: str) -> Image.Image:
     return Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))).convert("RGBA")
 
 
+def draw_stopped_run(t):
+    """A run that stopped after 26 rounds, titled with the round it shows."""
+    fig, ax = viz.subplots()
+    ax.plot([0, 1])
+    ax.set_title(f"round t = {min(t, 26)} of 26")
+
+
+def draw_stopped_run_honestly(t):
+    fig, ax = viz.subplots()
+    ax.plot([0, 1])
+    ax.set_title(f"round t = {t} of 26" if t <= 26 else f"t = {t}: stopped after 26 rounds")
+
+
+def test_a_figure_that_contradicts_its_slider_readout_is_refused():
+    with pytest.raises(ValueError, match=r"says t = 26 where the slider t reads 27"):
+        viz.static_figure(draw_stopped_run, t=[0, 26, 27])
+    assert viz.static_figure(draw_stopped_run_honestly, t=[0, 26, 27]).positions == 3
+    # what a title writes is compared at the precision it is written with, by the slider's label
+    fig, ax = plt.subplots()
+    ax.set_title(r"$\varepsilon$ = 0.32, ε = 0.32, n = 200,000, t = 1e5, $D^t$")
+    viz.check_readouts(fig, {"ε": 0.3162, "n": 200_000, "t": 7})
+    for wrong in ({"ε": 0.3}, {"n": 100_000}):
+        with pytest.raises(ValueError, match="where the slider"):
+            viz.check_readouts(fig, wrong)
+    plt.close(fig)
+
+
 def test_every_grid_point_is_a_frame_and_the_html_has_one_range_input_per_slider():
     before = plt.get_fignums()  # figures other tests left open are not ours to judge
     fig = viz.static_figure(draw, epsilon=[0.5, 1.0, 2.0], n=[100, 1000], default={"n": 1000})
@@ -54,7 +81,9 @@ def test_every_grid_point_is_a_frame_and_the_html_has_one_range_input_per_slider
     html = fig.html
     inputs = re.findall(r'<input type="range" min="0" max="(\d+)" step="1" value="(\d+)"', html)
     assert inputs == [("2", "0"), ("1", "1")]
-    assert re.findall(r"<output>(.*?)</output>", html) == ["0.5", "1000"]
+    assert re.findall(r"<output[^>]*>(.*?)</output>", html) == ["0.5", "1000"]
+    # each readout is as wide as its longest value, so the row does not jump when it changes
+    assert re.findall(r'<output style="min-width:(\d+)ch">', html) == ["3", "4"]
     spec = _spec(html)
     assert spec["labels"] == [["0.5", "1", "2"], ["100", "1000"]]
     assert len(spec["index"]) == 6 and sorted(set(spec["index"])) == list(range(6))
