@@ -23,10 +23,21 @@ $(VENV)/.%-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS_$*)]"
 	touch $@
 
-## test: every test (unit, statistical, audits, notebooks with nbval)
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# One worker per core; a notebook's cells (and a test module's fixtures) stay on one worker.
+XDIST  := -n auto --dist loadscope
+
+## test: every test (unit, statistical, audits, notebooks with nbval), then the notebooks again
+## under another BLAS kernel with every slider position drawn (scripts/other_blas_kernel.py)
 test: $(VENV)/.test-installed
-	$(PYTEST) --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		tests notebooks --nbval
+	$(PYTEST) $(XDIST) $(NBVAL) tests notebooks
+	@kernel=$$($(BIN)/python scripts/other_blas_kernel.py); \
+	if [ -z "$$kernel" ]; then \
+		echo "test: no other BLAS kernel to try on this machine; second notebook pass skipped"; \
+	else \
+		echo "test: the notebooks again, under OPENBLAS_CORETYPE=$$kernel, every slider drawn"; \
+		OPENBLAS_CORETYPE=$$kernel DPTEACH_PRECOMPUTE=1 $(PYTEST) $(XDIST) $(NBVAL) notebooks; \
+	fi
 
 ## lint: ruff, as the style test does
 lint: $(VENV)/.test-installed

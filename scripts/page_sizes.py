@@ -11,6 +11,7 @@ the theme, the widget manager: ``_static``) are reported once, separately.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import re
@@ -47,7 +48,15 @@ class PageSize:
 
 def ensure_site(python: str = sys.executable) -> Path:
     """``_build/html``, rebuilt by ``scripts/build_book.sh`` when a source is newer than it or it
-    was built for another repository address (``DPTEACH_REPOSITORY_URL``)."""
+    was built for another repository address (``DPTEACH_REPOSITORY_URL``). Processes that ask at
+    once (the test suite's parallel workers) wait on a lock file: the site is built once."""
+    SITE.parent.mkdir(parents=True, exist_ok=True)
+    with open(SITE.parent / ".site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        return _ensure_site(python)
+
+
+def _ensure_site(python: str) -> Path:
     index, repository = SITE / "index.html", SITE / ".repository"
     sources = [p for pattern in SOURCES for p in ROOT.glob(pattern)]
     fresh = index.exists() and max(p.stat().st_mtime for p in sources) <= index.stat().st_mtime
