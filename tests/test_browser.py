@@ -319,18 +319,23 @@ MARKUP = """() => {
 
 def _book_markup_renders(page, name: str) -> None:
     """JupyterLab renders the book's MyST (jupyterlab-myst, in the lab extra): the learning
-    objectives are an admonition, not a code block of raw source; the solutions are folded
-    dropdowns; no rendered cell shows a directive's or a role's source."""
+    objectives are an admonition, not a code block of raw source; every solution is a folded
+    dropdown; no rendered cell shows a directive's or a role's source."""
+    cells = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells
+    markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    solutions = len(re.findall(r"\{admonition\}\s+Solution", markdown))
     with contextlib.suppress(sync_api.TimeoutError):  # checked below, with a clearer message
-        page.wait_for_selector(".jp-MarkdownCell .myst-admonition", timeout=30_000)
+        page.wait_for_function(  # Markdown cells render one after another
+            f"() => ({MARKUP})().solutions.length >= {solutions}", timeout=60_000
+        )
     markup = page.evaluate(MARKUP)
     assert markup["views"] and not markup["raw"], (
         f"{name}: MyST markup shown as source in JupyterLab (is jupyterlab-myst installed?): "
         f"{markup['raw'][:2]}"
     )
     assert markup["objectives"] == 1, f"{name}: the learning objectives are no admonition"
-    assert len(markup["solutions"]) >= 3 and not any(markup["solutions"]), (
-        f"{name}: the solutions are not folded dropdowns: {markup['solutions']}"
+    assert len(markup["solutions"]) == solutions and not any(markup["solutions"]), (
+        f"{name}: {solutions} solutions, as folded dropdowns: {markup['solutions']}"
     )
 
 
