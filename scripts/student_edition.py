@@ -3,11 +3,14 @@
 Usage: python scripts/student_edition.py [--out DIR] [NOTEBOOK ...]
        (default: every notebooks/*.ipynb into _build/student/notebooks/)
 
-Removed, each replaced by a marker (an "Your solution" note in Markdown, a comment in code):
+Removed, each replaced by a marker (a "Your solution" quote in Markdown, plain Markdown that reads
+the same in JupyterLab with or without its MyST renderer; a comment in code):
 
 * every MyST admonition whose title starts with "Solution" (```` ```{admonition} Solution ````
   or ``:::{admonition} Solution``, any fence length, usually ``:class: dropdown``);
-* every cell tagged ``solution`` (a code cell keeps a comment and loses its outputs).
+* every cell tagged ``solution``: the code that computes an answer, which the notebooks place
+  right after the exercise's Solution block and fold on the website (tag ``hide-cell``). A code
+  cell keeps a comment, loses its outputs and is shown unfolded.
 
 The originals are not touched. Standard library only: notebooks are read and written as JSON,
 in nbformat's layout.
@@ -24,10 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OPENING = re.compile(r"^[ \t]*(?P<fence>`{3,}|:{3,})\{admonition\}[ \t]+Solution\b", re.IGNORECASE)
 MARKDOWN_MARKER = (
-    "{fence}{{admonition}} Your solution\n:class: note\n"
-    "*The worked solution is removed in the student edition.*\n{fence}\n"
+    "\n> **Your solution.** *The worked solution is removed in the student edition:"
+    " write yours here.*\n\n"
 )
 CODE_MARKER = "# The worked solution is removed in the student edition: write your code here.\n"
+# What folds a solution's code cell on the website (myst-nb) and in JupyterLab.
+FOLDING_TAGS = {"hide-cell", "hide-input", "hide-output"}
+FOLDING_METADATA = ("mystnb", "jupyter")
 
 
 def strip_markdown(text: str) -> tuple[str, int]:
@@ -45,7 +51,7 @@ def strip_markdown(text: str) -> tuple[str, int]:
         end = next((j for j in range(i + 1, len(lines)) if closing.match(lines[j])), None)
         if end is None:
             raise ValueError(f"a Solution block opened with {fence} is never closed: {lines[i]!r}")
-        out.append(MARKDOWN_MARKER.format(fence=fence))
+        out.append(MARKDOWN_MARKER)
         removed += 1
         i = end + 1
     return "".join(out), removed
@@ -56,12 +62,16 @@ def strip_notebook(nb: dict) -> int:
     removed = 0
     for cell in nb["cells"]:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if "solution" in cell.get("metadata", {}).get("tags", []):
+        metadata = cell.get("metadata", {})
+        if "solution" in metadata.get("tags", []):
             if cell["cell_type"] == "code":
                 new, cell["outputs"], cell["execution_count"] = CODE_MARKER, [], None
             else:
-                new = MARKDOWN_MARKER.format(fence="```")
-            cell["metadata"]["tags"].remove("solution")
+                new = MARKDOWN_MARKER
+            drop = FOLDING_TAGS | {"solution"}
+            metadata["tags"] = [tag for tag in metadata["tags"] if tag not in drop]
+            for key in FOLDING_METADATA:
+                metadata.pop(key, None)
             removed += 1
         elif cell["cell_type"] == "markdown":
             new, count = strip_markdown(source)

@@ -300,12 +300,53 @@ def test_slider_redraws_figure_in_jupyterlab(live_page, lab_url):
     page.screenshot(path=SCREENSHOTS / "jupyterlab-widget.png")
 
 
+# What JupyterLab shows of the book's MyST markup: each rendered Markdown cell, its admonitions.
+MARKUP = """() => {
+  const views = [...document.querySelectorAll(
+    '.jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .jp-InputArea > .myst')];
+  const admonitions = [...document.querySelectorAll('.jp-MarkdownCell .myst-admonition')];
+  return {
+    views: views.length,
+    raw: views.filter(v => /[{](admonition|cite)[}]/.test(v.textContent))
+              .map(v => v.textContent.slice(0, 80)),
+    objectives: admonitions.filter(a => a.tagName === 'ASIDE'
+                                        && a.textContent.startsWith('Learning objectives')).length,
+    solutions: admonitions.filter(a => a.tagName === 'DETAILS'
+                                       && a.textContent.startsWith('Solution')).map(a => a.open),
+  };
+}"""
+
+
+def _book_markup_renders(page, name: str) -> None:
+    """JupyterLab renders the book's MyST (jupyterlab-myst, in the lab extra): the learning
+    objectives are an admonition, not a code block of raw source; every solution is a folded
+    dropdown; no rendered cell shows a directive's or a role's source."""
+    cells = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells
+    markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    solutions = len(re.findall(r"\{admonition\}\s+Solution", markdown))
+    with contextlib.suppress(sync_api.TimeoutError):  # checked below, with a clearer message
+        page.wait_for_function(  # Markdown cells render one after another
+            f"() => ({MARKUP})().solutions.length >= {solutions}", timeout=60_000
+        )
+    markup = page.evaluate(MARKUP)
+    assert markup["views"] and not markup["raw"], (
+        f"{name}: MyST markup shown as source in JupyterLab (is jupyterlab-myst installed?): "
+        f"{markup['raw'][:2]}"
+    )
+    assert markup["objectives"] == 1, f"{name}: the learning objectives are no admonition"
+    assert len(markup["solutions"]) == solutions and not any(markup["solutions"]), (
+        f"{name}: {solutions} solutions, as folded dropdowns: {markup['solutions']}"
+    )
+
+
 @pytest.mark.parametrize("name", CHAPTER_NOTEBOOKS)
 def test_each_chapter_main_widget_is_live_in_jupyterlab(live_page, lab_url, name):
-    """Open the chapter in JupyterLab, run all its cells, drag the main widget's first slider:
-    its figure is redrawn by the kernel (the live version of the website's precomputed one)."""
+    """Open the chapter in JupyterLab: its MyST markup renders (admonitions, folded solutions).
+    Run all its cells, drag the main widget's first slider: its figure is redrawn by the kernel
+    (the live version of the website's precomputed one)."""
     page = live_page
     _open_when_idle(page, lab_url + f"lab/workspaces/{name}/tree/{name}.ipynb?reset")  # alone
+    _book_markup_renders(page, name)
     started = (
         "() => [...document.querySelectorAll('.jp-InputPrompt')]"
         ".some(p => /\\[[*0-9]/.test(p.textContent))"
