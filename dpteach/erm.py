@@ -157,8 +157,12 @@ class _Problem:
 
     def hessian(self, theta: np.ndarray) -> np.ndarray:
         margins = self.x @ theta
-        curvature = np.exp(-np.logaddexp(0.0, margins) - np.logaddexp(0.0, -margins))
-        return self.x.T @ (self.x * curvature[:, None]) / self.n + self.lam * np.eye(self.d)
+        # sigma(m) sigma(-m) = exp(-(logaddexp(0, m) + logaddexp(0, -m))), its square root per row
+        rows = (
+            self.x
+            * np.exp(-0.5 * (np.logaddexp(0.0, margins) + np.logaddexp(0.0, -margins)))[:, None]
+        )
+        return rows.T @ rows / self.n + self.lam * np.eye(self.d)  # A^T A: one symmetric product
 
     def rounding_error(self, theta_norm: float, gradient_norm: float) -> float:
         """An upper bound on ``||computed gradient - exact gradient||_2`` at a point of norm
@@ -249,7 +253,7 @@ def solve(
     arithmetic; rounding costs less than ``tol/4`` (refused with a ``ValueError`` before
     solving otherwise). *Whether* the certificate is reached therefore depends only on public
     parameters, and Newton's quadratic convergence ends the iteration after a handful of steps
-    (7 on 25,000 Adult records).
+    (3 on 25,313 Adult records at ``lam = 0.05``, against a default ``max_iter`` of 190).
 
     ``tol`` defaults to ``1e-3/n``. A ``max_iter`` below the default voids that argument (for
     tests). Raises :class:`NotCertifiedError` if ``max_iter`` steps do not certify ``tol``.
