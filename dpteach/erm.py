@@ -24,8 +24,9 @@ parameters (default ``tau = 1e-3 / n``). Strong convexity gives ``||theta_hat - 
 
 the L2 sensitivity :func:`l2_sensitivity` (``1 + n tau`` times CMS11's: 0.1 % more noise by
 default). The neighbour's gradient norm is unknown to the mechanism, but it was certified to be
-at most ``tau`` too, and *whether* a run certifies does not depend on the data (see
-:func:`solve`), so a refusal leaks nothing. :func:`output_perturbation` adds noise to
+at most ``tau`` too (or it was refused), and *whether* a run certifies is decided by public
+parameters alone (:func:`solve`: exactly so in exact arithmetic, and rounding is kept below
+``tau/4``), so a refusal leaks nothing. :func:`output_perturbation` adds noise to
 ``theta_hat`` for this sensitivity.
 """
 
@@ -322,9 +323,10 @@ def output_perturbation(
     sensitivity ``Delta_2 = 2 MAX_NORM/(n lam) + 2 tol/lam`` of ``theta_hat``
     (:func:`l2_sensitivity`): CMS11's ``2/(n lam)`` for the exact minimiser (Corollary 8) plus
     ``tol/lam`` for each of the two certified solves. ``tol`` defaults to ``1e-3/n`` (0.1 % more
-    noise than CMS11's). If the solve does not certify ``tol`` (:class:`NotCertifiedError`,
-    which by :func:`solve` depends on public parameters only) nothing is released, ``budget`` is
-    not charged and ``rng`` is not used.
+    noise than CMS11's); like ``lam`` it must be chosen without looking at the data. If the
+    solve does not certify ``tol`` (:class:`NotCertifiedError`, which by :func:`solve` depends
+    on public parameters only) nothing is released, ``budget`` is not charged and ``rng`` is
+    not used.
 
     By default (``safe=True``) the noise is floating-point safe: ``theta_hat`` is released by
     :func:`dpteach.laplace` (snapped to a power-of-two grid, exact discrete Laplace noise in
