@@ -1,10 +1,24 @@
-"""The baselines: answer every query of a workload independently with Laplace or Gaussian noise.
+"""The baselines: independent Laplace or Gaussian noise, per query or on a structured release.
 
 Under replace-one neighbours, each of ``k`` linear queries on a database of ``n`` records has
 sensitivity ``1/n``, so the vector of all ``k`` answers has L1 sensitivity ``k/n`` and L2
-sensitivity ``sqrt(k)/n``. The Laplace baseline's max error therefore grows like
-``k log k / (n eps)`` and the Gaussian baseline's like ``sqrt(k log k * log(1/delta)) / (n eps)``:
-chapter 00's starting point, and what the iterative algorithms of the later chapters beat.
+sensitivity ``sqrt(k)/n`` (:func:`laplace_answers`, :func:`gaussian_answers`). The Laplace
+baseline's max error therefore grows like ``k log k / (n eps)`` and the Gaussian baseline's like
+``sqrt(k log k * log(1/delta)) / (n eps)``: chapter 00's starting point.
+
+Those *naive* baselines ignore the workload's structure. A record lies in exactly one cell of
+any table of normalised counts, so replacing it moves ``1/n`` out of one cell and into another:
+``T`` tables (the histogram over X, ``T = 1``; or ``T`` marginal tables) have L1 sensitivity
+``2T/n`` and L2 sensitivity ``sqrt(2T)/n`` (:func:`tables_sensitivity`), however many cells they
+hold. The *structured* baselines release noisy tables at that sensitivity and answer every query
+from them (post-processing): the noisy histogram (:func:`laplace_histogram_answers`,
+:func:`gaussian_histogram_answers`; the identity strategy) and the noisy marginal tables
+(:func:`laplace_marginal_answers`, :func:`gaussian_marginal_answers`). These are the honest
+baselines for marginal workloads, and the ones MWEM-style algorithms must beat.
+
+Neighbouring relation: replace-one throughout. Under add/remove neighbours (as private-pgm and
+smartnoise use, with unnormalised counts) one record changes one cell of each table by 1, so the
+sensitivities halve: their ``eps`` is our ``2 eps``.
 """
 
 from __future__ import annotations
@@ -18,7 +32,7 @@ from . import _validate as check
 from . import mechanisms
 from .data import Dataset
 from .privacy import PrivacyBudget, ZCDPBudget
-from .queries import Workload
+from .queries import MarginalWorkload, Workload
 
 
 def _answers(answers: object) -> np.ndarray:
@@ -91,6 +105,28 @@ def gaussian_answers(
     )
 
 
+def tables_sensitivity(tables: int, n: int, *, norm: int) -> float:
+    """The sensitivity of ``tables`` normalised tables (each sums to 1) on ``n`` records under
+    replace-one neighbours: L1 ``2T/n`` (``norm=1``) or L2 ``sqrt(2T)/n`` (``norm=2``).
+
+    Replacing a record moves ``1/n`` out of one cell of each table and into another (or into the
+    same cell, if the two records agree on the table's attributes): at most 2 cells per table
+    change, by ``1/n`` each. Attained when the two records differ on every table.
+    """
+    tables = check.integer(tables, "tables", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    if norm == 1:
+        return 2 * tables / n
+    if norm == 2:
+        return math.sqrt(2 * tables) / n
+    raise ValueError(f"norm must be 1 or 2, got {norm!r}")
+
+
+def _histogram_setting(data: Dataset, workload: Workload) -> None:
+    check.same_universe(check.dataset(data), check.workload(workload))
+    check.dense_size(workload.domain_size)
+
+
 def laplace_histogram_answers(
     data: Dataset,
     workload: Workload,
@@ -102,20 +138,129 @@ def laplace_histogram_answers(
     """The workload answered on the *noisy histogram*: ``p + Lap(2 / (n eps))`` on every cell of X.
 
     The identity strategy: one measurement of the whole histogram instead of one per query.
-    Guarantee: ``epsilon``-DP under replace-one neighbours (replacing a record moves ``1/n`` out
-    of one cell and into another: L1 sensitivity ``2/n``, whatever the workload; Dwork-Roth
-    Thm 3.6 with :func:`dpteach.laplace`'s floating-point-safe noise); the answers are
-    post-processing, unbiased, and may fall outside [0, 1]. A query that sums ``c`` cells gets
-    noise of standard deviation ``sqrt(2c) * 2 / (n eps)``: excellent when ``|X|`` is small next
-    to ``n eps`` (8 binary attributes, a few thousand people: it beats MWEM and AIM,
-    ``benchmarks/bench_mwem.py``), hopeless when a query sums millions of cells. A passed
+    Guarantee: ``epsilon``-DP under replace-one neighbours (L1 sensitivity ``2/n`` whatever the
+    workload, :func:`tables_sensitivity` with ``T = 1``; Dwork-Roth Thm 3.6 with
+    :func:`dpteach.laplace`'s floating-point-safe noise); the answers are post-processing,
+    unbiased, and may fall outside [0, 1]. A query that sums ``c`` cells gets noise of standard
+    deviation ``sqrt(2c) * 2 / (n eps)`` (:func:`dpteach.theory.histogram_rms_error`):
+    excellent when ``|X|`` is small next to ``n eps`` (8 binary attributes, a few thousand
+    people: it beats MWEM and AIM, ``benchmarks/bench_mwem.py``), hopeless when a query sums
+    millions of cells. ``budget`` is charged ``epsilon`` (a
+    :class:`~dpteach.privacy.ZCDPBudget`: ``epsilon^2/2``) before the noise is drawn. A passed
     Generator is consumed.
     """
-    check.same_universe(check.dataset(data), check.workload(workload))
-    check.dense_size(workload.domain_size)
-    noisy = mechanisms.laplace(data.histogram(), sensitivity=2 / data.n, epsilon=epsilon,
-                               rng=rng, budget=budget)  # fmt: skip
+    _histogram_setting(data, workload)
+    noisy = mechanisms.laplace(data.histogram(), sensitivity=tables_sensitivity(1, data.n, norm=1),
+                               epsilon=epsilon, rng=rng, budget=budget)  # fmt: skip
     return workload._answer(noisy)
+
+
+def gaussian_histogram_answers(
+    data: Dataset,
+    workload: Workload,
+    *,
+    epsilon: float,
+    delta: float,
+    rng: np.random.Generator | int,
+    calibration: str = "analytic",
+    budget: PrivacyBudget | ZCDPBudget | None = None,
+) -> np.ndarray:
+    """The workload answered on the histogram plus Gaussian noise of L2 sensitivity ``sqrt(2)/n``.
+
+    Guarantee: ``(epsilon, delta)``-DP under replace-one neighbours (:func:`tables_sensitivity`
+    with ``T = 1``; the floating-point-safe discrete Gaussian of :func:`dpteach.gaussian`, whose
+    ``sigma`` is :func:`~dpteach.mechanisms.gaussian_sigma` at that sensitivity); the answers are
+    post-processing and unbiased. A query that sums ``c`` cells gets ``N(0, c sigma^2)`` noise
+    (:func:`dpteach.theory.histogram_rms_error`). ``budget`` is charged ``(epsilon, delta)`` (a
+    :class:`~dpteach.privacy.ZCDPBudget`: the release's own ``rho``) before the noise is drawn.
+    A passed Generator is consumed.
+    """
+    _histogram_setting(data, workload)
+    noisy = mechanisms.gaussian(
+        data.histogram(),
+        sensitivity=tables_sensitivity(1, data.n, norm=2),
+        epsilon=epsilon,
+        delta=delta,
+        rng=rng,
+        calibration=calibration,
+        budget=budget,
+    )
+    return workload._answer(noisy)
+
+
+def exact_marginal_answers(data: Dataset, workload: MarginalWorkload) -> np.ndarray:
+    """The exact answers of a marginal workload, counted from the records (``O(n T)``; no
+    histogram over X is built, so ``|X|`` may be huge): equal to ``workload.answer(data)``."""
+    if not isinstance(workload, MarginalWorkload):
+        raise TypeError(
+            f"workload must be a MarginalWorkload (noisy marginal tables need its tables), got "
+            f"{type(workload).__name__}"
+        )
+    check.same_universe(check.dataset(data), workload)
+    tables = []
+    for m, attributes in enumerate(workload.marginals):
+        columns = data.records[:, workload.domain.axes(attributes)]
+        shape = workload.marginal_shape(m)
+        cells = np.ravel_multi_index(tuple(columns.T), shape)
+        tables.append(np.bincount(cells, minlength=math.prod(shape)) / data.n)
+    return np.concatenate(tables)
+
+
+def laplace_marginal_answers(
+    data: Dataset,
+    workload: MarginalWorkload,
+    *,
+    epsilon: float,
+    rng: np.random.Generator | int,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
+) -> np.ndarray:
+    """The ``T`` marginal tables of ``workload`` plus ``Lap(2T / (n eps))`` on every cell.
+
+    The structured Laplace baseline: each query of a marginal workload is a cell of one of its
+    ``T`` tables, so the answers *are* the noisy tables (in the workload's order). Guarantee:
+    ``epsilon``-DP under replace-one neighbours from the tables' L1 sensitivity ``2T/n``
+    (:func:`tables_sensitivity`; Dwork-Roth Thm 3.6 with :func:`dpteach.laplace`'s
+    floating-point-safe noise, scale at most ``1 + 2^-10`` times ``2T/(n eps)``), against
+    ``k/n`` for :func:`laplace_answers` on the same ``k`` cells. Unbiased; answers may fall
+    outside [0, 1]. ``budget`` is charged ``epsilon`` (a :class:`~dpteach.privacy.ZCDPBudget`:
+    ``epsilon^2/2``) before the noise is drawn. A passed Generator is consumed.
+    """
+    true = exact_marginal_answers(data, workload)
+    sensitivity = tables_sensitivity(len(workload.marginals), data.n, norm=1)
+    return mechanisms.laplace(true, sensitivity=sensitivity, epsilon=epsilon, rng=rng,
+                              budget=budget)  # fmt: skip
+
+
+def gaussian_marginal_answers(
+    data: Dataset,
+    workload: MarginalWorkload,
+    *,
+    epsilon: float,
+    delta: float,
+    rng: np.random.Generator | int,
+    calibration: str = "analytic",
+    budget: PrivacyBudget | ZCDPBudget | None = None,
+) -> np.ndarray:
+    """The ``T`` marginal tables of ``workload`` plus Gaussian noise of L2 sensitivity
+    ``sqrt(2T)/n`` on every cell.
+
+    Guarantee: ``(epsilon, delta)``-DP under replace-one neighbours (:func:`tables_sensitivity`;
+    the floating-point-safe discrete Gaussian of :func:`dpteach.gaussian`, ``sigma`` from
+    :func:`~dpteach.mechanisms.gaussian_sigma`), against ``sqrt(k)/n`` for
+    :func:`gaussian_answers` on the same ``k`` cells. Unbiased. ``budget`` is charged
+    ``(epsilon, delta)`` (a :class:`~dpteach.privacy.ZCDPBudget`: the release's own ``rho``)
+    before the noise is drawn. A passed Generator is consumed.
+    """
+    true = exact_marginal_answers(data, workload)
+    return mechanisms.gaussian(
+        true,
+        sensitivity=tables_sensitivity(len(workload.marginals), data.n, norm=2),
+        epsilon=epsilon,
+        delta=delta,
+        rng=rng,
+        calibration=calibration,
+        budget=budget,
+    )
 
 
 def max_error_sweep(

@@ -198,19 +198,20 @@ def _erm_sampler(epsilon: float):
 
 @pytest.fixture
 def cached_minimizer(monkeypatch):
-    """The minimiser is a deterministic function of the data: memoise it so that the audit
-    draws thousands of releases of :func:`erm.output_perturbation` in seconds."""
+    """The certified minimiser is a deterministic function of the data: memoise
+    :func:`erm.solve` so that the audit draws thousands of releases of
+    :func:`erm.output_perturbation` in seconds."""
     from dpteach import erm
 
-    cache, solve = {}, erm.minimizer
+    cache, solve = {}, erm.solve
 
-    def memo(x, y, *, lam):
-        key = (np.asarray(x).tobytes(), np.asarray(y).tobytes(), lam)
+    def memo(x, y, *, lam, tol=None, max_iter=None):
+        key = (np.asarray(x).tobytes(), np.asarray(y).tobytes(), lam, tol, max_iter)
         if key not in cache:
-            cache[key] = solve(x, y, lam=lam)
-        return cache[key].copy()
+            cache[key] = solve(x, y, lam=lam, tol=tol, max_iter=max_iter)
+        return cache[key]
 
-    monkeypatch.setattr(erm, "minimizer", memo)
+    monkeypatch.setattr(erm, "solve", memo)
 
 
 @pytest.mark.usefixtures("cached_minimizer")
