@@ -304,6 +304,48 @@ class MedianMechanism:
         mask[self._alive] = True
         return mask
 
+    @property
+    def kept_all(self) -> list[int]:
+        """The queries ``i`` (1-based) whose guess was wrong yet removed no candidate: no survivor
+        was within ``eta/2`` of ``a_i``, so all were kept (our change to step (e), which would
+        empty the set). A wrong guess otherwise removes at least half, so this is exactly where
+        ``survivors`` does not fall after a wrong guess; empty whenever some ``S*`` within
+        ``eta/4`` of the sample on every query is a candidate."""
+        s = self.survivors
+        return [i + 1 for i, w in enumerate(self.wrong) if w and s[i + 1] == s[i]]
+
+
+class PrivateMedianMechanism(MedianMechanism):
+    """The median mechanism on the private route: :class:`MedianMechanism` with
+    :class:`PrivateGuessAndCheck` as its checker (a sparse-vector test and Laplace answers), in the
+    spirit of Roth and Roughgarden's median mechanism, which is differentially private.
+
+    Guarantee: ``epsilon``-DP under replace-one neighbours (sensitivity ``1/n``) for any adaptive
+    analyst: the candidate updates and guesses are post-processing (Lecture 4, Theorem 4) of
+    :class:`PrivateGuessAndCheck`'s transcript, which is ``epsilon``-DP. The whole ``epsilon`` is
+    charged to ``budget`` on construction, after validation. Accuracy holds only with high
+    probability (:func:`dpteach.theory.private_median_failure_bound`): when every sparse-vector
+    noise is within ``eta/8`` and every Laplace answer within ``eta/4``, a flagged guess is more
+    than ``3 eta/4`` off, so it halves the candidates, ``S*`` survives, and every answer is within
+    ``5 eta/4`` of the sample.
+    """
+
+    def __init__(
+        self,
+        sample: object,
+        *,
+        candidates: object,
+        eta: float,
+        epsilon: float,
+        rng: Seed,
+        m: int | None = None,
+        budget: PrivacyBudget | ZCDPBudget | None = None,
+    ):
+        super().__init__(sample, candidates=candidates, eta=eta, m=m)
+        self.checker = PrivateGuessAndCheck(
+            _sample_counts(sample), eta=self.eta, m=self.m, epsilon=epsilon, rng=rng, budget=budget
+        )
+
 
 class HalvingDUA:
     """The halving database update algorithm over candidate databases (rows of ``candidates``).
