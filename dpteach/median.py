@@ -13,9 +13,11 @@ Candidates are rows of a matrix of normalised histograms: databases of ``n'`` re
 :class:`HalvingDUA` is the same halving update packaged as a database update algorithm for the
 IC mechanism (chapter 01).
 
-The median mechanism and :class:`GuessAndCheck` are *not* differentially private; the lecture
-analyses them by transcript compression, for statistical accuracy. :class:`PrivateGuessAndCheck`
-is the differentially private variant (sparse vector + Laplace).
+The lecture's (deterministic) median mechanism and :class:`GuessAndCheck` are *not* differentially
+private; the lecture analyses them by transcript compression, for statistical accuracy. Roth and
+Roughgarden's original median mechanism is differentially private; here
+:class:`PrivateGuessAndCheck` (sparse vector + Laplace) is the private checker and
+:class:`PrivateMedianMechanism` the median mechanism built on it.
 """
 
 from __future__ import annotations
