@@ -202,6 +202,57 @@ def overfitting_curves(
     }
 
 
+@dataclass(frozen=True)
+class AttackRun:
+    """One run of :func:`overfitting_attack`: the transcript, the sample's counts, the population
+    ``P`` and the mechanism (to inspect afterwards, e.g. a median mechanism's wrong guesses)."""
+
+    transcript: Transcript
+    counts: np.ndarray
+    population: np.ndarray
+    mechanism: object
+
+    @property
+    def features_kept(self) -> int:
+        """How many features the analyst kept (answer above 1/2): 0 means the attack's final
+        vote is the constant 0 and never used the answers."""
+        return int(np.sum(self.transcript.answers[:-1] > 0.5))
+
+    @property
+    def errors(self) -> tuple[float, float]:
+        """The final (majority-vote) answer's errors ``(|a - q(S)|, |a - q(P)|)``."""
+        t, n = self.transcript, self.counts.sum()
+        return float(t.errors(self.counts / n)[-1]), float(t.errors(self.population)[-1])
+
+
+def overfitting_runs(
+    mechanisms: dict, *, ds: Iterable[int], n: int, domain_size: int, seeds: int
+) -> dict[str, list[list[AttackRun]]]:
+    """Like :func:`overfitting_curves`, but keeping every run (:class:`AttackRun`):
+    ``runs[name][j][s]`` for ``ds[j]`` and seed ``s``. The population and sample of seed ``s``
+    are those of :func:`overfitting_errors`. Raises ``RuntimeError`` if a mechanism halts before
+    the final query."""
+    seeds = check.integer(seeds, "seeds", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    out: dict[str, list[list[AttackRun]]] = {}
+    for name, make in mechanisms.items():
+        out[name] = []
+        for d in ds:
+            row = []
+            for s in range(seeds):
+                gen = check.rng(s)
+                features, label = useless_features(domain_size, d, rng=gen)
+                P = np.full(domain_size, 1 / domain_size)
+                counts = gen.multinomial(n, P)
+                mech = make(counts, P, gen)
+                t = interact(mech, overfitting_attack(features, label))
+                if len(t.answers) != d + 1:
+                    raise RuntimeError(f"{name} halted before the final query (d = {d})")
+                row.append(AttackRun(t, counts, P, mech))
+            out[name].append(row)
+    return out
+
+
 # --- figures of chapter 02 ---------------------------------------------------------------------
 
 
@@ -217,7 +268,12 @@ def plot_survivors(ax, mechanism) -> None:
     viz.bound(ax, rounds, s[0] / 2.0 ** np.cumsum(np.r_[0, mechanism.wrong]),
               r"$|\mathbb{S}_0|\,2^{-t}$ after $t$ wrong guesses")  # fmt: skip
     ax.plot(wrong, s[wrong], "o", color=viz.PALETTE["vermillion"], label="wrong guess")
-    viz.bound(ax, rounds, np.ones(s.size), r"$1$ ($S^*$ survives)", color=viz.PALETTE["green"])
+    kept_all = getattr(mechanism, "kept_all", [])
+    if kept_all:  # our change to step (e): no survivor near a_i, all kept
+        ax.plot(kept_all, s[kept_all], "x", color=viz.PALETTE["black"],
+                label=r"wrong, none within $\eta/2$: all kept")  # fmt: skip
+    viz.bound(ax, rounds, np.ones(s.size), r"$1$ (floor if an $S^*$ exists)",
+              color=viz.PALETTE["green"])  # fmt: skip
     ax.set(yscale="log", xlabel="query $i$", ylabel="surviving candidates")
     ax.legend(fontsize=7)
 

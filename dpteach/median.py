@@ -13,9 +13,11 @@ Candidates are rows of a matrix of normalised histograms: databases of ``n'`` re
 :class:`HalvingDUA` is the same halving update packaged as a database update algorithm for the
 IC mechanism (chapter 01).
 
-The median mechanism and :class:`GuessAndCheck` are *not* differentially private; the lecture
-analyses them by transcript compression, for statistical accuracy. :class:`PrivateGuessAndCheck`
-is the differentially private variant (sparse vector + Laplace).
+The lecture's (deterministic) median mechanism and :class:`GuessAndCheck` are *not* differentially
+private; the lecture analyses them by transcript compression, for statistical accuracy. Roth and
+Roughgarden's original median mechanism is differentially private; here
+:class:`PrivateGuessAndCheck` (sparse vector + Laplace) is the private checker and
+:class:`PrivateMedianMechanism` the median mechanism built on it.
 """
 
 from __future__ import annotations
@@ -303,6 +305,48 @@ class MedianMechanism:
         mask = np.zeros(self.candidates.shape[0], dtype=bool)
         mask[self._alive] = True
         return mask
+
+    @property
+    def kept_all(self) -> list[int]:
+        """The queries ``i`` (1-based) whose guess was wrong yet removed no candidate: no survivor
+        was within ``eta/2`` of ``a_i``, so all were kept (our change to step (e), which would
+        empty the set). A wrong guess otherwise removes at least half, so this is exactly where
+        ``survivors`` does not fall after a wrong guess; empty whenever some ``S*`` within
+        ``eta/4`` of the sample on every query is a candidate."""
+        s = self.survivors
+        return [i + 1 for i, w in enumerate(self.wrong) if w and s[i + 1] == s[i]]
+
+
+class PrivateMedianMechanism(MedianMechanism):
+    """The median mechanism on the private route: :class:`MedianMechanism` with
+    :class:`PrivateGuessAndCheck` as its checker (a sparse-vector test and Laplace answers), in the
+    spirit of Roth and Roughgarden's median mechanism, which is differentially private.
+
+    Guarantee: ``epsilon``-DP under replace-one neighbours (sensitivity ``1/n``) for any adaptive
+    analyst: the candidate updates and guesses are post-processing (Lecture 4, Theorem 4) of
+    :class:`PrivateGuessAndCheck`'s transcript, which is ``epsilon``-DP. The whole ``epsilon`` is
+    charged to ``budget`` on construction, after validation. Accuracy holds only with high
+    probability (:func:`dpteach.theory.private_median_failure_bound`): when every sparse-vector
+    noise is within ``eta/8`` and every Laplace answer within ``eta/4``, a flagged guess is more
+    than ``3 eta/4`` off, so it halves the candidates, ``S*`` survives, and every answer is within
+    ``5 eta/4`` of the sample.
+    """
+
+    def __init__(
+        self,
+        sample: object,
+        *,
+        candidates: object,
+        eta: float,
+        epsilon: float,
+        rng: Seed,
+        m: int | None = None,
+        budget: PrivacyBudget | ZCDPBudget | None = None,
+    ):
+        super().__init__(sample, candidates=candidates, eta=eta, m=m)
+        self.checker = PrivateGuessAndCheck(
+            _sample_counts(sample), eta=self.eta, m=self.m, epsilon=epsilon, rng=rng, budget=budget
+        )
 
 
 class HalvingDUA:

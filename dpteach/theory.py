@@ -525,6 +525,47 @@ def median_error_rate(k: int, n: int, domain_size: int, beta: float = 0.05) -> f
     return math.log(k) ** 0.75 * math.sqrt(math.log(size / beta)) / n**0.25
 
 
+def median_compression_bound(k: int, n: int, domain_size: int, beta: float = 0.05) -> float:
+    """``sqrt((m ln(k n / m) + ln(1/beta)) / n)`` with the lecture's ``m = n' log2 |X|``: the first
+    step of Theorem 2's proof (Lecture 4; the compression bound of the previous lecture) with its
+    ``O(.)`` constant set to 1, natural logarithms. Above 1 it says nothing about queries valued in
+    ``[0, 1]``; the constant of the ``O(.)`` is unknown, so this is not a bound, only its size."""
+    k = check.integer(k, "k", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    beta = check.probability(beta, "beta")
+    m = median_guesses(k, n, domain_size)
+    return math.sqrt((m * math.log(max(k * n / m, 1.0)) + math.log(1 / beta)) / n)
+
+
+def private_median_failure_bound(n: int, k: int, m: int, eta: float, epsilon: float) -> float:
+    """A bound on the probability that the private median mechanism's analysis fails: that some
+    sparse-vector noise exceeds ``eta/8`` or some Laplace answer is more than ``eta/4`` off.
+
+    :class:`~dpteach.median.PrivateGuessAndCheck` at ``epsilon`` with cutoff ``m`` and sensitivity
+    ``1/n`` draws at most ``m`` thresholds with noise ``Lap(s)``, ``s = 4m / (epsilon n)``, one
+    query noise ``Lap(2s)`` for each of the ``k`` queries and at most ``m`` answers with
+    ``Lap(2m / (epsilon n))``; a union bound gives ``2m e^{-eta/(8s)} + 2k e^{-eta/(16s)} +
+    2m e^{-eta epsilon n / (8m)}``, scales widened by ``1 + 2^-10`` and tails doubled to cover the
+    package's discrete, floating-point-safe noise (two-sided tails of a discrete Laplace are at
+    most twice the continuous ones). Outside that event every flagged guess is more than
+    ``3 eta/4`` off and every accepted one within ``5 eta/4`` (Lecture 4's analysis with these
+    margins); the grid snapping of the values (far below ``eta``) is not counted."""
+    n = check.integer(n, "n", minimum=1)
+    k = check.integer(k, "k", minimum=1)
+    m = check.integer(m, "m", minimum=1)
+    eta = check.positive(eta, "eta")
+    epsilon = check.positive(epsilon, "epsilon")
+    widen = 1 + 2**-10
+    s = widen * 4 * m / (epsilon * n)
+    b = widen * 2 * m / (epsilon * n)
+    return min(
+        1.0,
+        2 * m * math.exp(-eta / (8 * s))
+        + 2 * k * math.exp(-eta / (16 * s))
+        + 2 * m * math.exp(-eta / (4 * b)),
+    )
+
+
 def laplace_density_ratio_bound(lam: float, b: float) -> float:
     """``e^{lambda / b}``: Claim 3 (Lecture 4) bounds ``h_{mu', b}(y) / h_{mu, b}(y)`` within
     ``[e^{-lambda/b}, e^{lambda/b}]`` for ``|mu - mu'| <= lambda``, for every ``y``."""
