@@ -7,6 +7,7 @@ with a NaN or a crash deep inside numpy.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
 
@@ -157,7 +158,7 @@ def dense_size(size: int, what: str = "universe", *, itemsize: int = 8) -> None:
     size = int(size)
     if size > MAX_DENSE_SIZE or size * itemsize > MAX_BYTES:
         raise ValueError(
-            f"{what} needs {size:,} cells ({_bytes(size * itemsize)}), "
+            f"{what} needs {count(size)} cells ({_bytes(size * itemsize)}), "
             "more than the dense limit of "
             f"{MAX_DENSE_SIZE:,} cells / {_bytes(MAX_BYTES)} (dpteach._validate.MAX_DENSE_SIZE, "
             "MAX_BYTES; raise them if you have the memory, or choose fewer or coarser attributes)"
@@ -165,11 +166,22 @@ def dense_size(size: int, what: str = "universe", *, itemsize: int = 8) -> None:
 
 
 def _bytes(n: int) -> str:
+    if n >= 2**60:  # beyond the exbibytes (and perhaps beyond the doubles): a power of ten
+        return f"{count(n)} B"
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:.3g} {unit}"
         n /= 1024
     return f"{n:.3g} PiB"  # pragma: no cover
+
+
+def count(n: int) -> str:
+    """A count for a message: ``1,234,567`` up to ``10^15``, else ``about 10^k`` (never the
+    digits of a huge integer: Python refuses to print more than 4300 of them)."""
+    n = int(n)
+    if n < 10**15:
+        return f"{n:,}"
+    return f"about 10^{math.log10(n):.0f}"  # math.log10 takes integers of any size
 
 
 def not_a_string(value: object, name: str) -> None:

@@ -119,7 +119,8 @@ class Domain:
 
     def check_dense(self) -> None:
         """Raise ``ValueError`` if a dense histogram over this universe would be too large."""
-        check.dense_size(self.size, f"the universe of {self!r}")
+        shown = repr(self) if self.d <= 20 else f"{self.d} attributes"
+        check.dense_size(self.size, f"the universe of {shown}")
 
     def validate_records(
         self, records: object, name: str = "records", *, copy: bool = True

@@ -36,12 +36,60 @@ MAX_CANDIDATES = 2_000_000
 MAX_CANDIDATE_CELLS = 2**24
 
 
-def multiset_count(domain_size: int, m: int) -> int:
-    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``|X|`` cells, as
-    multisets (the ordered tuples ``X^m`` number ``|X|^m``)."""
+#: :func:`multiset_count` computes counts of at most this many decimal digits exactly (beyond,
+#: ``math.comb`` alone takes seconds to hours); :func:`log_multiset_count` has no limit.
+MAX_COUNT_DIGITS = 10_000
+
+
+def log_multiset_count(domain_size: int, m: int) -> float:
+    """``ln C(|X| + m - 1, m)`` from ``lgamma`` (relative accuracy about 1e-15; instant for any
+    size): the estimate every size check uses before it computes anything."""
     size = check.integer(domain_size, "domain_size", minimum=1)
     m = check.integer(m, "m", minimum=1)
-    return math.comb(size + m - 1, m)
+    return math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
+
+
+def multiset_count(domain_size: int, m: int) -> int:
+    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``|X|`` cells, as
+    multisets (the ordered tuples ``X^m`` number ``|X|^m``), exactly.
+
+    Refused (``ValueError``) when the count has more than :data:`MAX_COUNT_DIGITS` digits, found
+    by :func:`log_multiset_count` before anything is computed; use that function for its size.
+    """
+    digits = log_multiset_count(domain_size, m) / math.log(10)
+    if digits > MAX_COUNT_DIGITS:
+        raise ValueError(
+            f"C(|X| + m - 1, m) for domain_size={domain_size}, m={m} is about 10^{digits:.0f}, "
+            f"more than {MAX_COUNT_DIGITS:,} digits; use log_multiset_count for its logarithm"
+        )
+    return math.comb(int(domain_size) + int(m) - 1, int(m))
+
+
+def check_candidates(domain_size: int, m: int) -> int:
+    """The number of databases :func:`small_databases` would enumerate, or a ``ValueError`` (with
+    the size and the limit) if it exceeds :data:`MAX_CANDIDATES` databases or
+    :data:`MAX_CANDIDATE_CELLS` matrix entries. Estimated with ``lgamma`` before anything is
+    computed; depends on the public ``domain_size`` and ``m`` only (mechanisms call it before
+    they charge a budget)."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    m = check.integer(m, "m", minimum=1)
+    log_count = log_multiset_count(size, m)  # math.comb of a huge m would itself take very long
+    count = math.comb(size + m - 1, m) if log_count < 60 else None
+    if count is None or count > MAX_CANDIDATES:
+        shown = (
+            check.count(count) if count is not None else f"about 10^{log_count / math.log(10):.0f}"
+        )
+        raise ValueError(
+            f"there are {shown} databases of m={m} records over {size} cells, more than the "
+            f"limit {MAX_CANDIDATES:,}; choose a smaller m or universe"
+        )
+    if count * size > MAX_CANDIDATE_CELLS:
+        raise ValueError(
+            f"the {count:,} databases of m={m} records over {size} cells need a matrix of "
+            f"{check.count(count * size)} entries, more than the limit {MAX_CANDIDATE_CELLS:,}; "
+            "choose a smaller m or universe"
+        )
+    return count
 
 
 def small_databases(domain_size: int, m: int) -> np.ndarray:
@@ -51,23 +99,8 @@ def small_databases(domain_size: int, m: int) -> np.ndarray:
     allocating anything, a set of more than :data:`MAX_CANDIDATES` databases or a matrix of more
     than :data:`MAX_CANDIDATE_CELLS` entries, with the size and the limit.
     """
-    size = check.integer(domain_size, "domain_size", minimum=1)
-    m = check.integer(m, "m", minimum=1)
-    # log of the count first: math.comb of a huge m would itself take very long
-    log_count = math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
-    count = math.comb(size + m - 1, m) if log_count < 60 else None
-    if count is None or count > MAX_CANDIDATES:
-        shown = f"{count:,}" if count is not None else f"about 10^{log_count / math.log(10):.0f}"
-        raise ValueError(
-            f"there are {shown} databases of m={m} records over {size} cells, more than the "
-            f"limit {MAX_CANDIDATES:,}; choose a smaller m or universe"
-        )
-    if count * size > MAX_CANDIDATE_CELLS:
-        raise ValueError(
-            f"the {count:,} databases of m={m} records over {size} cells need a matrix of "
-            f"{count * size:,} entries, more than the limit {MAX_CANDIDATE_CELLS:,}; choose a "
-            "smaller m or universe"
-        )
+    count = check_candidates(domain_size, m)
+    size, m = int(domain_size), int(m)
     # Stars and bars: the size - 1 bars among m + size - 1 slots give the counts; reversed, the
     # rows come in the order of itertools.combinations_with_replacement(range(size), m).
     slots = m + size - 1

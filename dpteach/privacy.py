@@ -304,11 +304,70 @@ class ZCDPBudget:
 
     def charge_pure(self, epsilon: float, *, label: str = "") -> None:
         """Charge an ``epsilon``-DP step as ``epsilon^2/2``-zCDP."""
-        self.charge(pure_to_zcdp(epsilon), label=label)
+        rho = pure_to_zcdp(epsilon)
+        if not math.isfinite(rho):
+            raise ValueError(
+                f"epsilon={epsilon:.3g} is too large to charge: epsilon^2/2 overflows the doubles"
+            )
+        self.charge(rho, label=label)
 
     def to_approx_dp(self, delta: float) -> float:
         """The epsilon of the ``(epsilon, delta)``-DP guarantee of the whole budget."""
         return zcdp_to_approx_dp(self.rho, delta)
+
+
+def check_budget(budget: object, name: str = "budget") -> PrivacyBudget | ZCDPBudget | None:
+    """``budget`` itself if it is a :class:`PrivacyBudget`, a :class:`ZCDPBudget` or ``None``,
+    else a ``TypeError`` naming both kinds (mechanisms call it before their first charge)."""
+    if budget is not None and not isinstance(budget, PrivacyBudget | ZCDPBudget):
+        raise TypeError(
+            f"{name} must be a PrivacyBudget, a ZCDPBudget or None, got {type(budget).__name__}"
+        )
+    return budget
+
+
+def cost(
+    budget: PrivacyBudget | ZCDPBudget | None,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    label: str = "",
+    rho: float | None = None,
+) -> float:
+    """What :func:`charge` would record, in the budget's own unit: ``epsilon`` for a
+    :class:`PrivacyBudget`, ``rho`` (or ``epsilon^2/2`` for a pure step) for a
+    :class:`ZCDPBudget`, 0 for ``None``; a ``TypeError`` for an approximate-DP step on a
+    :class:`ZCDPBudget` or for anything that is not a budget. Records nothing."""
+    budget = check_budget(budget)
+    if budget is None:
+        return 0.0
+    if isinstance(budget, PrivacyBudget):
+        return check.nonnegative(epsilon, "epsilon")
+    if rho is not None:
+        return check.nonnegative(rho, "rho")
+    if delta > 0:
+        raise TypeError(
+            f"{label or 'this step'} is (epsilon, delta)-DP with delta={delta:.3g} > 0, which "
+            "implies no zCDP guarantee: charge it to a PrivacyBudget, not a ZCDPBudget"
+        )
+    return pure_to_zcdp(epsilon)
+
+
+def can_afford(
+    budget: PrivacyBudget | ZCDPBudget | None,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    rho: float | None = None,
+) -> bool:
+    """Whether :func:`charge` with these arguments would succeed (``None`` always can); raises
+    the same ``TypeError`` as :func:`charge` for a step the budget's kind cannot account."""
+    amount = cost(budget, epsilon, delta, rho=rho)
+    if budget is None:
+        return True
+    if isinstance(budget, PrivacyBudget):
+        return budget.can_afford(amount, delta)
+    return budget.can_afford(amount)
 
 
 def charge(
@@ -321,27 +380,17 @@ def charge(
 ) -> None:
     """Charge one ``(epsilon, delta)``-DP step to ``budget`` (``None``: nothing to charge).
 
-    A :class:`PrivacyBudget` is charged ``(epsilon, delta)``. A :class:`ZCDPBudget` is charged
-    ``rho`` if the step states its own zCDP guarantee (the Gaussian mechanism), else a pure
-    ``epsilon``-DP step as ``rho = epsilon^2 / 2`` (Bun-Steinke Prop. 1.4); an approximate-DP step
-    (``delta > 0``) has no zCDP guarantee and is refused. Never converted the other way.
-    Refusals raise before anything is recorded.
+    The one function through which every mechanism of the package charges a budget (a test
+    checks that each of them charges both kinds correctly). A :class:`PrivacyBudget` is charged
+    ``(epsilon, delta)``. A :class:`ZCDPBudget` is charged ``rho`` if the step states its own zCDP
+    guarantee (the Gaussian mechanism), else a pure ``epsilon``-DP step as ``rho = epsilon^2 / 2``
+    (Bun-Steinke Prop. 1.4); an approximate-DP step (``delta > 0``) has no zCDP guarantee and is
+    refused. Never converted the other way. Refusals raise before anything is recorded.
     """
+    amount = cost(budget, epsilon, delta, label=label, rho=rho)
     if budget is None:
         return
     if isinstance(budget, PrivacyBudget):
-        budget.charge(epsilon, delta, label=label)
-    elif isinstance(budget, ZCDPBudget):
-        if rho is not None:
-            budget.charge(rho, label=label)
-        elif delta > 0:
-            raise TypeError(
-                f"{label or 'this step'} is (epsilon, delta)-DP with delta={delta:.3g} > 0, which "
-                "implies no zCDP guarantee: charge it to a PrivacyBudget, not a ZCDPBudget"
-            )
-        else:
-            budget.charge_pure(epsilon, label=label)
+        budget.charge(amount, delta, label=label)
     else:
-        raise TypeError(
-            f"budget must be a PrivacyBudget, a ZCDPBudget or None, got {type(budget).__name__}"
-        )
+        budget.charge(amount, label=label)
