@@ -604,7 +604,8 @@ class PMWG:
     answer before it is released; a passed :class:`~dpteach.privacy.ZCDPBudget` is charged each
     pure step's ``eps^2/2`` instead). Both noise grids (the test's and the hard answer's) are
     checked when an instance starts, and the answer's again before each test, so a refusal for
-    an unrepresentable noise scale happens before any charge and leaves the object usable. A new instance starts only if the budget can pay for it *and*
+    an unrepresentable noise scale happens before any charge and leaves the object usable.
+    A new instance starts only if the budget can pay for it *and*
     its hard answer, and if the hard queries so far are fewer than Corollary 16's bound
     (:func:`dpteach.theory.pmwg_hard_query_bound`); otherwise the query is refused with
     :class:`~dpteach.privacy.BudgetExceededError` — a decision on public information only (time,
