@@ -46,8 +46,7 @@ def _check_enumerable(domain_size: int, m: int, k: int) -> int:
         check.dense_size(count * domain_size, "the candidate databases' histograms")
     except ValueError as err:
         raise ValueError(
-            f"SmallDB cannot enumerate its databases of m={m} records over |X|={domain_size} "
-            f"cells: {err}. Choose a smaller m (a larger alpha) or a smaller universe"
+            f"SmallDB cannot enumerate its candidates (a larger alpha gives a smaller m): {err}"
         ) from None
     check.dense_size(k * domain_size, "the query matrix")
     return count
