@@ -264,12 +264,31 @@ class PrivateGuessAndCheck(GuessAndCheck):
         return self._answer(value)
 
 
+def _candidates(candidates: object, size: int | None = None) -> np.ndarray:
+    """A non-empty matrix whose rows are normalised histograms (over ``size`` cells if given)."""
+    C = check.array(candidates, "candidates", ndim=2)
+    if C.shape[0] < 1 or (size is not None and C.shape[1] != size):
+        wanted = "" if size is None else f" with {size} columns (the universe size)"
+        raise ValueError(
+            f"candidates must be a non-empty matrix{wanted}, one database per row, got shape "
+            f"{C.shape}"
+        )
+    if np.any(C < 0) or np.any(np.abs(C.sum(axis=1) - 1) > check.SUM_TOLERANCE):
+        raise ValueError(
+            "candidates must be normalised histograms (rows non-negative, summing to 1), e.g. "
+            "small_databases(domain_size, m)"
+        )
+    return C
+
+
 def best_candidate(candidates: object, queries: object, sample: object) -> tuple[int, float]:
     """``S*`` in hindsight: the candidate closest to the sample on all the queries, and its error
     ``max_i |q_i(S*) - q_i(S)|`` (a non-private diagnostic)."""
-    C = check.array(candidates, "candidates", ndim=2)
     h = _sample_counts(sample)
+    C = _candidates(candidates, h.size)
     Q = check.array(queries, "queries", ndim=2)
+    for q in Q:
+        _statistical_query(q, h.size)
     errors = np.max(np.abs(C @ Q.T - Q @ (h / h.sum())), axis=1)
     i = int(np.argmin(errors))
     return i, float(errors[i])
@@ -296,13 +315,8 @@ class MedianMechanism:
     """
 
     def __init__(self, sample: object, *, candidates: object, eta: float, m: int | None = None):
-        C = check.array(candidates, "candidates", ndim=2)
         h = _sample_counts(sample)
-        if C.shape[0] < 1 or C.shape[1] != h.size:
-            raise ValueError(
-                f"candidates must be a non-empty matrix with {h.size} columns (the universe "
-                f"size), got shape {C.shape}"
-            )
+        C = _candidates(candidates, h.size)
         if m is None:
             m = math.floor(math.log2(C.shape[0])) + 1
         self.candidates = C
@@ -348,9 +362,7 @@ class HalvingDUA:
     name = "halving (median)"
 
     def __init__(self, candidates: np.ndarray):
-        c = check.array(candidates, "candidates", ndim=2)
-        if c.shape[0] < 1:
-            raise ValueError("candidates must hold at least one database")
+        c = _candidates(candidates)
         self.candidates = c
         self.domain_size = c.shape[1]
         self._matrix, self._matrix_of = None, None
@@ -375,6 +387,7 @@ class HalvingDUA:
         If none is (every survivor answers like the median), the good candidate is not among
         them and nothing can be learned: the state is returned unchanged.
         """
+        q = _statistical_query(q, self.domain_size)
         values = self.candidates @ q
         median = np.median(values[state])
         kept = state & (values > median if v > median else values < median)
@@ -406,7 +419,7 @@ def guess_and_check_sampler(make, pairs, *, resolution: int = 4):
                 break
             a = checker.ask(q, g)
             out.append(None if a == g else math.floor(resolution * a))
-        return encode(out)
+        return encode(out, clip=True)  # a noisy answer far out is clipped (post-processing)
 
     return repeat(once)
 
@@ -420,7 +433,7 @@ def median_mechanism_sampler(candidates, queries, *, eta: float, resolution: int
     def sampler(counts, rng, size):
         mm = MedianMechanism(counts, candidates=candidates, eta=eta)
         answers = [mm.answer(q) for q in queries]  # None once GuessAndCheck has halted
-        code = encode([None if a is None else math.floor(resolution * a) for a in answers])
+        code = encode([None if a is None else math.floor(resolution * a) for a in answers], clip=True)
         return np.full(size, code)
 
     return sampler
