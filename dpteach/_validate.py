@@ -106,14 +106,23 @@ EXACT_INTEGER = 2**53
 def array(value: object, name: str, *, ndim: int | None = None) -> np.ndarray:
     """A finite float array (a copy is not made unless needed). Integers beyond ``2^53`` are
     refused: as doubles they would be rounded, silently changing the data (and its
-    sensitivity)."""
+    sensitivity). Strings, ``None`` and complex numbers are refused (``TypeError``); booleans
+    are accepted as 0 and 1 on purpose (a decision: a boolean mask *is* a counting query, and
+    ``laplace(True, ...)`` is the count 1), unlike boolean *parameters* (:func:`real`)."""
     try:
         raw = np.asarray(value)
-        if raw.dtype.kind in "cmMV":  # complex, times, records: no real number to take
+        # complex, times, records, strings (never parsed as numbers: '3' is not 3): no real
+        # number to take; an object array must hold real numbers only (not None, not strings)
+        if raw.dtype.kind in "cmMVUSa" or (
+            raw.dtype.kind == "O" and not all(isinstance(x, numbers.Real) for x in raw.flat)
+        ):
             raise TypeError(raw.dtype)
         out = raw.astype(float, copy=False)
     except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be numeric array-like, got {type(value).__name__}") from err
+        raise TypeError(
+            f"{name} must be numeric array-like (real numbers, not strings or None), got "
+            f"{type(value).__name__} {_short(value)}"
+        ) from err
     except OverflowError as err:
         raise ValueError(f"{name} has a value beyond the range of doubles (about 1.8e308)") from err
     if raw.dtype.kind in "iu" and raw.size:
@@ -132,6 +141,12 @@ def array(value: object, name: str, *, ndim: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(out)):
         raise ValueError(f"{name} must contain only finite values")
     return out
+
+
+def _short(value: object) -> str:
+    """``repr(value)`` cut to 60 characters, for a message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def histogram(p: object, size: int | None = None, name: str = "histogram") -> np.ndarray:

@@ -433,7 +433,9 @@ def median_mechanism_sampler(candidates, queries, *, eta: float, resolution: int
     def sampler(counts, rng, size):
         mm = MedianMechanism(counts, candidates=candidates, eta=eta)
         answers = [mm.answer(q) for q in queries]  # None once GuessAndCheck has halted
-        code = encode([None if a is None else math.floor(resolution * a) for a in answers], clip=True)
+        code = encode(
+            [None if a is None else math.floor(resolution * a) for a in answers], clip=True
+        )
         return np.full(size, code)
 
     return sampler

@@ -35,6 +35,7 @@ cannot be charged to one; nothing is ever converted the other way silently (use
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -48,10 +49,31 @@ class BudgetExceededError(RuntimeError):
     """A charge was refused: it would overspend the privacy budget. Nothing was released."""
 
 
+class VacuousGuaranteeWarning(UserWarning):
+    """A composed guarantee has ``delta >= 1``: it says nothing (any mechanism satisfies it)."""
+
+
+def _vacuous_delta(delta: float) -> float:
+    """``delta`` capped at 1, with a :class:`VacuousGuaranteeWarning` if it reached 1: a total
+    ``delta >= 1`` is a true but empty statement, returned (as 1.0) rather than refused, since
+    composing is bookkeeping and the caller may only be exploring; the warning says so."""
+    if delta >= 1:
+        warnings.warn(
+            f"the composed delta is {delta:.3g} >= 1: the guarantee is vacuous (returned as 1.0)",
+            VacuousGuaranteeWarning,
+            stacklevel=3,
+        )
+        return 1.0
+    return delta
+
+
 def basic_composition(
     epsilons: Sequence[float], deltas: Sequence[float] | None = None
 ) -> tuple[float, float]:
-    """Total ``(eps, delta)`` of adaptively composed mechanisms (Dwork-Roth Thm 3.16)."""
+    """Total ``(eps, delta)`` of adaptively composed mechanisms (Dwork-Roth Thm 3.16).
+
+    A total ``delta >= 1`` is vacuous: it is returned as 1.0 with a
+    :class:`VacuousGuaranteeWarning` (a decision of this package: bookkeeping is not refused)."""
     eps = [check.nonnegative(e, "epsilons[i]") for e in _sequence(epsilons, "epsilons")]
     dels = (
         [0.0] * len(eps)
@@ -60,7 +82,7 @@ def basic_composition(
     )
     if len(dels) != len(eps):
         raise ValueError(f"deltas must have {len(eps)} entries, got {len(dels)}")
-    return _sum(eps), _sum(dels)
+    return _sum(eps), _vacuous_delta(_sum(dels))
 
 
 def _sequence(values: object, name: str) -> list:
@@ -82,7 +104,8 @@ def advanced_composition(
 ) -> tuple[float, float]:
     """Total privacy of ``k`` adaptive ``(epsilon, delta)``-DP steps (Dwork-Roth Thm 3.20).
 
-    Returns ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``.
+    Returns ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``; a total
+    ``delta >= 1`` is vacuous and returned as 1.0 with a :class:`VacuousGuaranteeWarning`.
     """
     epsilon = check.positive(epsilon, "epsilon")
     k = check.integer(k, "k", minimum=1)
@@ -90,7 +113,7 @@ def advanced_composition(
     delta = check.delta(delta, "delta")
     growth = math.expm1(epsilon) if epsilon < 700 else math.inf  # e^eps - 1 overflows past 709
     total = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * growth
-    return total, min(k * delta + delta_prime, math.inf)
+    return total, _vacuous_delta(k * delta + delta_prime)
 
 
 def advanced_composition_step(epsilon: float, k: int, delta: float) -> float:
