@@ -146,13 +146,15 @@ CASES: dict[str, Case] = {
         rho=lambda _: _noise.gauss_grid(1.0, SIGMA, 1).rho,
     ),
     "mechanisms.exponential": Case(
-        lambda b, g: dp.exponential([0.0, 1.0, 0.5], sensitivity=1.0, epsilon=0.8, rng=g,
-                                    budget=b),  # fmt: skip
+        lambda b, g: dp.exponential(
+            [0.0, 1.0, 0.5], sensitivity=1.0, epsilon=0.8, rng=g, budget=b
+        ),  # fmt: skip
         pure=lambda _: [0.8],
     ),
     "mechanisms.Sparse": Case(_sparse(dp.Sparse, cutoff=2), pure=lambda _: [0.6]),
-    "mechanisms.Sparse(delta>0)": Case(_sparse(dp.Sparse, cutoff=2, delta=1e-6),
-                                       approx=(0.6, 1e-6)),  # fmt: skip
+    "mechanisms.Sparse(delta>0)": Case(
+        _sparse(dp.Sparse, cutoff=2, delta=1e-6), approx=(0.6, 1e-6)
+    ),  # fmt: skip
     "mechanisms.AboveThreshold": Case(_sparse(dp.AboveThreshold), pure=lambda _: [0.6]),
     "mechanisms.NumericSparse": Case(_sparse(dp.NumericSparse, cutoff=2), pure=lambda _: [0.6]),
     "median.PrivateGuessAndCheck": Case(_guess_and_check, pure=lambda _: [1.0]),
@@ -170,8 +172,9 @@ CASES: dict[str, Case] = {
     ),
     "mw.OnlinePMW": Case(_online_pmw, pure=lambda _: [1.0]),
     "projection.projection_mechanism": Case(
-        lambda b, g: projection.projection_mechanism(DATA, Q, epsilon=1.0, delta=1e-6, rng=g,
-                                                     budget=b),  # fmt: skip
+        lambda b, g: projection.projection_mechanism(
+            DATA, Q, epsilon=1.0, delta=1e-6, rng=g, budget=b
+        ),  # fmt: skip
         approx=(1.0, 1e-6),
         rho=lambda _: _gaussian_rho(math.sqrt(K) / DATA.n, 1.0, 1e-6, K),
     ),
@@ -189,8 +192,9 @@ CASES: dict[str, Case] = {
         pure=lambda _: [0.9],
     ),
     "baselines.gaussian_answers": Case(
-        lambda b, g: baselines.gaussian_answers([0.2, 0.5], n=20, epsilon=0.9, delta=1e-6, rng=g,
-                                                budget=b),  # fmt: skip
+        lambda b, g: baselines.gaussian_answers(
+            [0.2, 0.5], n=20, epsilon=0.9, delta=1e-6, rng=g, budget=b
+        ),  # fmt: skip
         approx=(0.9, 1e-6),
         rho=lambda _: _gaussian_rho(math.sqrt(2) / 20, 0.9, 1e-6, 2),
     ),
@@ -312,8 +316,7 @@ def _released(out) -> object:
 UP_FRONT = [
     n
     for n in CASES
-    if not n.startswith(("growing.", "iterative.iterative_construction"))
-    or n.endswith("(delta>0)")
+    if not n.startswith(("growing.", "iterative.iterative_construction")) or n.endswith("(delta>0)")
 ]
 
 
@@ -363,8 +366,9 @@ def test_objects_answer_later_queries_as_if_a_refused_query_never_happened(bad):
     of range, NaN, a string) changes neither the budget nor any later answer."""
     makers = {
         "OnlinePMW": lambda b: mw.OnlinePMW(DATA, epsilon=1.0, alpha=0.3, rng=1, budget=b),
-        "PMWG": lambda b: growing.PMWG(STREAM, epsilon=1.0, alpha=0.25, rng=1, scale=2.0,
-                                       budget=b),  # fmt: skip
+        "PMWG": lambda b: growing.PMWG(
+            STREAM, epsilon=1.0, alpha=0.25, rng=1, scale=2.0, budget=b
+        ),  # fmt: skip
     }
     for make in makers.values():
         b1, b2 = dp.PrivacyBudget(BIG), dp.PrivacyBudget(BIG)
