@@ -19,8 +19,8 @@ import importlib
 import inspect
 import math
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pytest

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tables of one-line cases read best unwrapped)
 """Issue 26, the second hardening round: one regression test per numbered item.
 
 The general rules (validate everything before the first charge, every charge through
