@@ -687,9 +687,9 @@ def static_figure(
 def _check_grid(grid: dict) -> None:
     for name, values in grid.items():
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence | np.ndarray):
-            raise TypeError(
-                f"grid {name!r} must be a sequence of slider values (a list, tuple, range or "
-                f"array), got {type(values).__name__}; write e.g. {name}=[0.1, 1, 10]"
+            raise ValueError(
+                f"grid {name!r} must be a non-empty sequence of slider values (a list, tuple, "
+                f"range or array), got {type(values).__name__}; write e.g. {name}=[0.1, 1, 10]"
             )
         if len(values) == 0:
             raise ValueError(f"grid {name!r} must be a non-empty sequence, got {values!r}")

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (tables of one-line cases read best unwrapped)
 """Every mechanism that takes a ``budget`` charges both kinds of budget correctly (issue 26).
 
 One table, :data:`CASES`, lists every public callable of the package with a ``budget``
@@ -385,3 +386,53 @@ def test_objects_answer_later_queries_as_if_a_refused_query_never_happened(bad):
         pgc[0].ask(bad, 0.5)
     asked = [[p.ask(QUERY, g) for g in (0.9, 0.1)] for p in pgc]
     assert asked[0] == asked[1]
+
+
+#: Calls refused by a check that needs the whole plan (a grid, a black box, a round limit):
+#: before issue 26 several of these charged first. Each must charge and draw nothing.
+LATE_REFUSALS = {
+    "smalldb (candidate limit)": lambda b, g: smalldb.smalldb(DATA, Q, epsilon=1.0, alpha=0.01, rng=g, budget=b),
+    "iterative_construction (round limit)": lambda b, g: iterative.iterative_construction(
+        DATA, Q, iterative.MultiplicativeWeightsDUA(4, alpha=5e-4), alpha=1e-3, epsilon=1.0, rng=g, budget=b
+    ),
+    "private_mw (round limit)": lambda b, g: mw.private_mw(DATA, Q, epsilon=1.0, alpha=1e-4, rng=g, budget=b),
+    "OnlinePMW (answer grid)": lambda b, g: mw.OnlinePMW(DATA, epsilon=1.0, alpha=1e-6, rng=g, budget=b),
+    "bb_scheduler (black box)": lambda b, g: growing.bb_scheduler(
+        STREAM, growing.SmallDBBox(alpha=0.01), Q, epsilon=1.0, gamma=1.0, rng=g, budget=b
+    ),
+    "bb_improver (black box)": lambda b, g: growing.bb_improver(
+        STREAM, growing.SmallDBBox(alpha=0.01), Q, epsilon=1.0, delta=1e-6, rng=g, budget=b
+    ),
+    "bb_scheduler (Laplace grid)": lambda b, g: growing.bb_scheduler(
+        STREAM, growing.LaplaceBox(), Q, epsilon=1e-300, gamma=1.0, rng=g, budget=b
+    ),
+    "PMWG (grids)": lambda b, g: growing.PMWG(STREAM, epsilon=1.0, alpha=0.3, rng=g, scale=1e13, budget=b).answer(np.eye(4)[0]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", LATE_REFUSALS)
+@pytest.mark.parametrize("kind", ["privacy", "zcdp"])
+def test_a_late_refusal_charges_nothing_and_draws_nothing(name, kind):
+    budget = dp.PrivacyBudget(10.0) if kind == "privacy" else dp.ZCDPBudget(10.0)
+    gen = np.random.default_rng(11)
+    state = gen.bit_generator.state
+    with pytest.raises(ValueError):
+        LATE_REFUSALS[name](budget, gen)
+    assert budget.ledger == [] and gen.bit_generator.state == state
+
+
+def test_every_charge_goes_through_privacy_charge():
+    """No module but :mod:`dpteach.privacy` calls a budget's own ``charge``/``charge_pure``/
+    ``can_afford``: each goes through :func:`dpteach.privacy.charge` (or ``can_afford``), so the
+    zCDP conversion cannot be skipped again (issue 26, item 1)."""
+    import re
+    from pathlib import Path
+
+    offenders = []
+    for path in sorted(Path(dp.__file__).parent.glob("*.py")):
+        if path.name == "privacy.py":
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r"\.(charge|charge_pure|can_afford)\(", line):
+                offenders.append(f"{path.name}:{number}: {line.strip()}")
+    assert offenders == []

@@ -351,7 +351,7 @@ def test_item18_ragged_records_are_described_in_our_words():
         (lambda: median.best_candidate(np.eye(4), np.ones((1, 3)), np.array([1, 1, 1])), ValueError, "candidates must be a non-empty matrix with 3 columns"),
         (lambda: median.HalvingDUA(np.eye(3)).update(np.ones(3, bool), np.ones(4), 0.5), ValueError, "query must have length 3"),
         (lambda: adaptive.agreement(np.ones(3), np.ones(4)), ValueError, "feature and label"),
-        (lambda: viz.static_figure(lambda eps: None, eps=(e for e in [1, 2])), TypeError, "grid 'eps' must be a sequence"),
+        (lambda: viz.static_figure(lambda eps: None, eps=(e for e in [1, 2])), ValueError, "grid 'eps' must be a non-empty sequence of slider values .* got generator"),
         (lambda: iterative.iterative_construction(DATA, Q, None, alpha=0.5, epsilon=1.0, rng=0), TypeError, "dua must be a database update algorithm"),
         (lambda: mw.OnlinePMW(DATA, epsilon=1, alpha=1e-6, rng=0), ValueError, "lower alpha=1e-06"),
         (lambda: widgets.interactive_figure(lambda x: None, x=5), TypeError, "control 'x' must be an ipywidgets"),
