@@ -508,7 +508,9 @@ class ExpGrid:
         """``rate * gap(r)`` for every candidate: int64 (below ``2^62``) when ``bits <=
         FAST_BITS``, else exact Python integers in an object array."""
         k = snap(scores, self.exponent)
-        gap = np.minimum(k.max() - k, self.cap)  # exact, also for Python-integer snaps
+        gap = k.max() - k  # exact, also for Python-integer snaps
+        if k.dtype == object or self.cap < 2**62:  # int64 gaps are below 2^62: no cap needed
+            gap = np.minimum(gap, self.cap)
         if self.bits <= FAST_BITS:
             return self.rate * gap.astype(np.int64)
         return np.array([self.rate * int(x) for x in gap.ravel().tolist()], dtype=object)

@@ -7,6 +7,7 @@ with a NaN or a crash deep inside numpy.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
 
@@ -105,14 +106,23 @@ EXACT_INTEGER = 2**53
 def array(value: object, name: str, *, ndim: int | None = None) -> np.ndarray:
     """A finite float array (a copy is not made unless needed). Integers beyond ``2^53`` are
     refused: as doubles they would be rounded, silently changing the data (and its
-    sensitivity)."""
+    sensitivity). Strings, ``None`` and complex numbers are refused (``TypeError``); booleans
+    are accepted as 0 and 1 on purpose (a decision: a boolean mask *is* a counting query, and
+    ``laplace(True, ...)`` is the count 1), unlike boolean *parameters* (:func:`real`)."""
     try:
         raw = np.asarray(value)
-        if raw.dtype.kind in "cmMV":  # complex, times, records: no real number to take
+        # complex, times, records, strings (never parsed as numbers: '3' is not 3): no real
+        # number to take; an object array must hold real numbers only (not None, not strings)
+        if raw.dtype.kind in "cmMVUSa" or (
+            raw.dtype.kind == "O" and not all(isinstance(x, numbers.Real) for x in raw.flat)
+        ):
             raise TypeError(raw.dtype)
         out = raw.astype(float, copy=False)
     except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be numeric array-like, got {type(value).__name__}") from err
+        raise TypeError(
+            f"{name} must be numeric array-like (real numbers, not strings or None), got "
+            f"{type(value).__name__} {_short(value)}"
+        ) from err
     except OverflowError as err:
         raise ValueError(f"{name} has a value beyond the range of doubles (about 1.8e308)") from err
     if raw.dtype.kind in "iu" and raw.size:
@@ -131,6 +141,12 @@ def array(value: object, name: str, *, ndim: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(out)):
         raise ValueError(f"{name} must contain only finite values")
     return out
+
+
+def _short(value: object) -> str:
+    """``repr(value)`` cut to 60 characters, for a message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def histogram(p: object, size: int | None = None, name: str = "histogram") -> np.ndarray:
@@ -157,7 +173,7 @@ def dense_size(size: int, what: str = "universe", *, itemsize: int = 8) -> None:
     size = int(size)
     if size > MAX_DENSE_SIZE or size * itemsize > MAX_BYTES:
         raise ValueError(
-            f"{what} needs {size:,} cells ({_bytes(size * itemsize)}), "
+            f"{what} needs {count(size)} cells ({_bytes(size * itemsize)}), "
             "more than the dense limit of "
             f"{MAX_DENSE_SIZE:,} cells / {_bytes(MAX_BYTES)} (dpteach._validate.MAX_DENSE_SIZE, "
             "MAX_BYTES; raise them if you have the memory, or choose fewer or coarser attributes)"
@@ -165,11 +181,22 @@ def dense_size(size: int, what: str = "universe", *, itemsize: int = 8) -> None:
 
 
 def _bytes(n: int) -> str:
+    if n >= 2**60:  # beyond the exbibytes (and perhaps beyond the doubles): a power of ten
+        return f"{count(n)} B"
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:.3g} {unit}"
         n /= 1024
     return f"{n:.3g} PiB"  # pragma: no cover
+
+
+def count(n: int) -> str:
+    """A count for a message: ``1,234,567`` up to ``10^15``, else ``about 10^k`` (never the
+    digits of a huge integer: Python refuses to print more than 4300 of them)."""
+    n = int(n)
+    if n < 10**15:
+        return f"{n:,}"
+    return f"about 10^{math.log10(n):.0f}"  # math.log10 takes integers of any size
 
 
 def not_a_string(value: object, name: str) -> None:

@@ -83,6 +83,9 @@ class Transcript:
     def errors(self, p: object) -> np.ndarray:
         """``|a_i - q_i(p)|`` for every query, against a histogram ``p`` (the sample's ``p_S`` for
         empirical error, the population ``P`` for statistical error)."""
+        if self.answers.size == 0:  # no query was asked: no error to report
+            check.histogram(p, name="p")
+            return np.empty(0)
         p = check.histogram(p, self.queries.shape[1], name="p")
         return np.abs(self.answers - self.queries @ p)
 
@@ -114,7 +117,14 @@ def fixed_queries(queries: Iterable[object]) -> Analyst:
 def agreement(feature: np.ndarray, label: np.ndarray) -> np.ndarray:
     """The statistical query ``q(x) = 1[f(x) = y(x)]``: how often a 0/1 feature predicts the
     label."""
-    return (np.asarray(feature) == np.asarray(label)).astype(float)
+    f = check.array(feature, "feature", ndim=1)
+    y = check.array(label, "label", ndim=1)
+    if f.shape != y.shape:
+        raise ValueError(
+            f"feature and label must be 0/1 vectors over the same universe, got lengths "
+            f"{f.size} and {y.size}"
+        )
+    return (f == y).astype(float)
 
 
 def overfitting_attack(features: object, label: object) -> Analyst:

@@ -293,11 +293,35 @@ def exponential_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0):
     )
 
 
-def encode(values) -> int:
-    """A short transcript (small integers in -50..49, ``None`` allowed) as one integer code."""
+def encode(values, *, clip: bool = False) -> int:
+    """A short transcript (integers in -50..49, ``None`` allowed) as one integer code, one-to-one.
+
+    A non-integer (``1.7``) or, unless ``clip``, a value outside -50..49 is refused with a
+    ``ValueError``: truncating or clipping it silently would give different transcripts the same
+    code. ``clip=True`` clips to -50..49 on purpose (post-processing, so an audit of the clipped
+    transcript is still a valid audit of the mechanism, if a weaker one).
+    """
+    check.boolean(clip, "clip")
+    if isinstance(values, str | bytes):
+        raise TypeError(f"values must be a sequence of integers or None, got {values!r}")
     code = 0
     for v in values:
-        code = code * 101 + (100 if v is None else int(min(max(v, -50), 49)) + 50)
+        if v is None:
+            code = code * 101 + 100
+            continue
+        integral = isinstance(v, numbers.Integral) or (
+            isinstance(v, numbers.Real) and float(v).is_integer()  # 3.0 is 3; 1.7, nan are not
+        )
+        if not integral:
+            raise ValueError(f"values must be integers in -50..49 or None, got {v!r}")
+        v = int(v)
+        if clip:
+            v = min(max(v, -50), 49)
+        elif not -50 <= v <= 49:
+            raise ValueError(
+                f"values must be integers in -50..49 or None, got {v} (pass clip=True to clip)"
+            )
+        code = code * 101 + v + 50
     return code
 
 
@@ -314,7 +338,7 @@ def sparse_sampler(cls, *, threshold: float = 0.5, epsilon: float = 1.0, **kwarg
                 break
             r = sv.test(a)
             out.append(int(r) if isinstance(r, bool) else None if r is None else math.floor(r))
-        return encode(out)
+        return encode(out, clip=True)  # a numeric answer far out is clipped (post-processing)
 
     return repeat(once)
 
@@ -465,6 +489,7 @@ def online_pmw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
     def once(data, workload, rng):
         pmw = OnlinePMW(data, epsilon=epsilon, alpha=alpha, rng=rng, max_hard=1)
         q = np.array([1.0, 0.0])
-        return encode([None if pmw.halted else round(pmw.answer(q) * 4) for _ in range(2)])
+        answers = [None if pmw.halted else round(pmw.answer(q) * 4) for _ in range(2)]
+        return encode(answers, clip=True)
 
     return _on_one_record(once)

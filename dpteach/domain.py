@@ -119,14 +119,20 @@ class Domain:
 
     def check_dense(self) -> None:
         """Raise ``ValueError`` if a dense histogram over this universe would be too large."""
-        check.dense_size(self.size, f"the universe of {self!r}")
+        shown = repr(self) if self.d <= 20 else f"{self.d} attributes"
+        check.dense_size(self.size, f"the universe of {shown}")
 
     def validate_records(
         self, records: object, name: str = "records", *, copy: bool = True
     ) -> np.ndarray:
         """Return ``records`` as an ``(n, d)`` int64 array with every value in range (a fresh
         copy unless ``copy=False``, which reuses an int64 input as it is)."""
-        arr = np.asarray(records)
+        try:
+            arr = np.asarray(records)
+        except ValueError:  # numpy's "inhomogeneous shape": rows of different lengths
+            raise ValueError(
+                f"{name} must be a rectangular (n, {self.d}) array: its rows have different lengths"
+            ) from None
         if arr.dtype == bool:
             arr = arr.astype(np.int64)
         if arr.ndim != 2 or arr.shape[1] != self.d:
@@ -134,18 +140,26 @@ class Domain:
         if arr.size and not np.issubdtype(arr.dtype, np.integer):
             if not (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr))):
                 raise TypeError(f"{name} must hold integer attribute values")
-            # integral floats: range-check before the cast, which would wrap huge values
-            arr = np.clip(arr, -1, max(self.shape))
+        if arr.dtype != np.int64 and arr.size:
+            # range-check in the values' own type, before a cast that would wrap or clip them
+            self._check_range(arr, (arr < 0) | (arr >= np.asarray(self.shape)), name)
         arr = arr.astype(np.int64, copy=copy)
         # one comparison: as unsigned, a negative value is huge, so it fails like a too-large one
         if np.any(arr.view(np.uint64) >= np.asarray(self.shape, dtype=np.uint64)):
-            bad = (arr < 0) | (arr >= np.asarray(self.shape))
-            row, col = map(int, np.argwhere(bad)[0])
-            raise ValueError(
-                f"{name}[{row}, {col}] = {arr[row, col]} is outside attribute "
-                f"{self.names[col]!r} (allowed 0..{self.shape[col] - 1})"
-            )
+            self._check_range(arr, (arr < 0) | (arr >= np.asarray(self.shape)), name)
         return arr
+
+    def _check_range(self, arr: np.ndarray, bad: np.ndarray, name: str) -> None:
+        """Report the first value of ``arr`` flagged ``bad``, as it was passed."""
+        if not np.any(bad):
+            return
+        row, col = map(int, np.argwhere(bad)[0])
+        value = arr[row, col]
+        shown = int(value) if np.issubdtype(arr.dtype, np.integer) else float(value)
+        raise ValueError(
+            f"{name}[{row}, {col}] = {shown!r} is outside attribute "
+            f"{self.names[col]!r} (allowed 0..{self.shape[col] - 1})"
+        )
 
     def ravel(self, records: object) -> np.ndarray:
         """Flat indices (row-major) of an ``(n, d)`` array of records."""

@@ -25,6 +25,7 @@ reconstruction (see :mod:`dpteach.theory`, "Growing databases", and notebook 05)
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,8 +37,16 @@ from scipy import special
 from . import _validate as check
 from . import baselines, mw, theory
 from .data import Dataset
-from .mechanisms import AboveThreshold, laplace
-from .privacy import BudgetExceededError, PrivacyBudget, ZCDPBudget, approx_dp_to_zcdp
+from .mechanisms import AboveThreshold, laplace, safe_laplace_grid
+from .privacy import (
+    BudgetExceededError,
+    PrivacyBudget,
+    ZCDPBudget,
+    approx_dp_to_zcdp,
+    can_afford,
+    charge,
+    check_budget,
+)
 from .queries import Workload
 from .results import Result, Round
 from .streams import DatabaseStream
@@ -74,20 +83,45 @@ def _quiet_diagnostics():
     return np.errstate(over="ignore", divide="ignore")
 
 
+class _Adapter:
+    """A black box wrapping one of the package's mechanisms through ``_run(..., budget)``.
+
+    :meth:`check` is a *dry run*: the mechanism is given a budget that can pay nothing, so it
+    validates every input exactly as it would (each mechanism validates everything before its
+    first charge) and is then refused at the charge, before anything is computed or released.
+    The schedulers call it for every planned run before they charge anything.
+    """
+
+    def __call__(self, data, workload, *, epsilon, beta, rng) -> object:
+        return self._run(data, workload, epsilon=epsilon, beta=beta, rng=rng, budget=None)
+
+    def check(self, data, workload, *, epsilon, beta) -> None:
+        """Raise the ``ValueError``/``TypeError`` a run with these parameters would raise."""
+        try:
+            self._run(data, workload, epsilon=epsilon, beta=beta, rng=0,
+                      budget=PrivacyBudget(_NOTHING))  # fmt: skip
+        except BudgetExceededError:
+            return
+
+
+#: The smallest positive double: a budget of it pays for no mechanism's charge.
+_NOTHING = math.ulp(0.0)
+
+
 @dataclass(frozen=True)
-class LaplaceBox:
+class LaplaceBox(_Adapter):
     """Every query answered with Laplace noise (:func:`dpteach.baselines.laplace_answers`):
     ``epsilon``-DP, L1 sensitivity ``k/n``."""
 
     name: str = "Laplace"
 
-    def __call__(self, data, workload, *, epsilon, beta, rng) -> np.ndarray:
+    def _run(self, data, workload, *, epsilon, beta, rng, budget) -> np.ndarray:
         true = workload.answer(data.histogram())
-        return baselines.laplace_answers(true, n=data.n, epsilon=epsilon, rng=rng)
+        return baselines.laplace_answers(true, n=data.n, epsilon=epsilon, rng=rng, budget=budget)
 
 
 @dataclass(frozen=True)
-class PrivateMWBox:
+class PrivateMWBox(_Adapter):
     """The lecture's offline private MW (:func:`dpteach.mw.private_mw`), ``epsilon``-DP, with the
     ``alpha`` its theorem guarantees at ``(n, epsilon, beta)``
     (:func:`dpteach.theory.private_mw_alpha`), capped at ``max_alpha``. ``n`` is public here: it
@@ -96,27 +130,29 @@ class PrivateMWBox:
     max_alpha: float = 0.5
     name: str = "private MW"
 
-    def __call__(self, data, workload, *, epsilon, beta, rng) -> Result:
-        k, size = workload.k, data.domain.size
+    def _run(self, data, workload, *, epsilon, beta, rng, budget) -> Result:
+        k, size = check.workload(workload).k, data.domain.size
         alpha = min(theory.private_mw_alpha(size, k, data.n, epsilon, beta), self.max_alpha)
         with _quiet_diagnostics():
-            return mw.private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng)
+            return mw.private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng,
+                                 budget=budget)  # fmt: skip
 
 
 @dataclass(frozen=True)
-class MWEMBox:
+class MWEMBox(_Adapter):
     """MWEM (:func:`dpteach.mw.mwem`) with a fixed number of rounds, ``epsilon``-DP."""
 
     rounds: int = 10
     name: str = "MWEM"
 
-    def __call__(self, data, workload, *, epsilon, beta, rng) -> Result:
+    def _run(self, data, workload, *, epsilon, beta, rng, budget) -> Result:
         with _quiet_diagnostics():
-            return mw.mwem(data, workload, epsilon=epsilon, rounds=self.rounds, rng=rng)
+            return mw.mwem(data, workload, epsilon=epsilon, rounds=self.rounds, rng=rng,
+                           budget=budget)  # fmt: skip
 
 
 @dataclass(frozen=True)
-class SmallDBBox:
+class SmallDBBox(_Adapter):
     """SmallDB (:func:`dpteach.smalldb.smalldb`, chapter 03), ``epsilon``-DP; its output is the
     chosen small database's histogram and answers."""
 
@@ -124,10 +160,11 @@ class SmallDBBox:
     m: int | None = None
     name: str = "SmallDB"
 
-    def __call__(self, data, workload, *, epsilon, beta, rng) -> Result:
+    def _run(self, data, workload, *, epsilon, beta, rng, budget) -> Result:
         from .smalldb import smalldb
 
-        return smalldb(data, workload, epsilon=epsilon, alpha=self.alpha, rng=rng, m=self.m)
+        return smalldb(data, workload, epsilon=epsilon, alpha=self.alpha, rng=rng, m=self.m,
+                       budget=budget)  # fmt: skip
 
 
 def answers_of(output: object) -> np.ndarray:
@@ -158,16 +195,34 @@ def epochs(n0: int, gamma: float, horizon: int) -> tuple[np.ndarray, np.ndarray]
     def time(i: int) -> int:  # the ceiling, immune to round-off just above an integer
         return math.ceil(n0 * math.exp(i * log_growth) * (1 - 1e-12))
 
-    indices, times, i = [0], [time(0)], 0
+    def next_index(i: int) -> int:
+        """The smallest index after ``i`` whose time exceeds ``time(i)``: doubling, then
+        bisection (O(log) evaluations, however small gamma is)."""
+        step = 1
+        while time(i + step) <= time(i):
+            step *= 2
+        lo, hi = i + step // 2, i + step  # time(lo) <= time(i) < time(hi) (lo = i when step = 1)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if time(mid) <= time(i) else (lo, mid)
+        return hi
+
+    indices, times = [0], [time(0)]
     while True:
-        # the smallest i whose time exceeds the current one, computed directly (gamma may be tiny)
-        i = max(i + 1, math.floor(math.log(times[-1] / n0) / log_growth))
-        while time(i) <= times[-1]:
-            i += 1
+        i = next_index(indices[-1])
+        if i > _MAX_INDEX:
+            raise ValueError(
+                f"gamma={gamma:.3g} is too small: epoch indices beyond 2^62 (use gamma >= about "
+                f"{math.log(horizon / n0 + 1) / 2**62:.1g})"
+            )
         if time(i) > horizon:
             return np.array(indices, dtype=np.int64), np.array(times, dtype=np.int64)
         indices.append(i)
         times.append(time(i))
+
+
+#: Epoch indices are int64: larger ones (a gamma below about 1e-18) are refused.
+_MAX_INDEX = 2**62
 
 
 def scheduler_epsilons(
@@ -259,6 +314,34 @@ def _check_inputs(stream: object, blackbox: object, workload: object) -> None:
     check.same_universe(stream, check.workload(workload), names="stream and workload")
 
 
+def _spent(budget: PrivacyBudget | ZCDPBudget) -> float:
+    """What ``budget`` has spent, in its own unit (epsilon or rho)."""
+    return budget.spent if isinstance(budget, ZCDPBudget) else budget.spent_epsilon
+
+
+def _affordable(budget: PrivacyBudget | ZCDPBudget, runs: list, rhos=None) -> list:
+    """The leading ``runs`` (``(t, epsilon, beta, label)``) that ``budget`` can pay in turn,
+    found on a copy (the budget itself is not touched): a decision on public information only."""
+    trial = copy.deepcopy(budget)
+    for j, (_, eps, _, label) in enumerate(runs):
+        rho = None if rhos is None else rhos[j]
+        if not can_afford(trial, eps, rho=rho):
+            return runs[:j]
+        charge(trial, eps, label=label, rho=rho)
+    return runs
+
+
+def _check_runs(blackbox: object, stream: DatabaseStream, workload, runs: list) -> None:
+    """Let the black box refuse any planned run before anything is charged: adapters (and any
+    box with a ``check(data, workload, *, epsilon, beta)`` method) validate every run's
+    parameters; a plain callable cannot be checked ahead."""
+    box_check = getattr(blackbox, "check", None)
+    if box_check is None:
+        return
+    for t, eps, beta, _ in runs:
+        box_check(stream.at(t), workload, epsilon=eps, beta=beta)
+
+
 def _diagnostic_error(output: object, stream: DatabaseStream, workload, t: int) -> float:
     if workload is None:
         return float("nan")
@@ -292,8 +375,13 @@ def bb_scheduler(
     :class:`~dpteach.privacy.PrivacyBudget`). ``"zcdp"``: each pure ``eps_i``-DP run is
     ``eps_i^2/2``-zCDP, charged to a :class:`~dpteach.privacy.ZCDPBudget` of
     ``rho = approx_dp_to_zcdp(epsilon, delta)``, so the whole is ``(epsilon, delta)``-DP.
-    Charges are made *before* each run; a passed ``budget`` that cannot pay stops the schedule
-    (a decision on public information only), and nothing more is released.
+    Charges are made *before* each run, through :func:`dpteach.privacy.charge` (a pure
+    ``eps_i``-DP run costs ``eps_i`` of a ``PrivacyBudget``, ``eps_i^2/2`` of a ``ZCDPBudget``,
+    whatever the schedule); a passed ``budget`` that cannot pay stops the schedule (a decision on
+    public information only), and nothing more is released. Every run that will happen is first
+    checked by the black box (the adapters' ``check``: a dry run that validates everything), so a
+    black box that would refuse a run (e.g. SmallDB with too many candidates) refuses before
+    anything is charged.
 
     Returns a :class:`~dpteach.results.Result`: one :class:`~dpteach.results.Round` per run
     (``max_error`` on ``x_{t_i}``, a non-private diagnostic; ``epsilon_spent`` in the budget's
@@ -318,26 +406,24 @@ def bb_scheduler(
     zcdp = schedule == "zcdp"
     if budget is None:
         budget = ZCDPBudget(approx_dp_to_zcdp(epsilon, delta)) if zcdp else PrivacyBudget(epsilon)
-    elif not isinstance(budget, ZCDPBudget if zcdp else PrivacyBudget):
-        raise TypeError(f"budget must be a {'ZCDPBudget' if zcdp else 'PrivacyBudget'}")
+    check_budget(budget)
+    # the runs that will happen (the equal split's end, what the budget can pay), each checked
+    # by the black box before the first charge: a refusal then spends nothing
+    plan = _affordable(budget, [
+        (int(t), float(eps_i), float(beta_i), f"epoch {i}: black box at t={t}, eps_i={eps_i:.4g}")
+        for i, t, eps_i, beta_i in zip(indices, times, epsilons, betas) if eps_i > 0
+    ])  # fmt: skip
+    _check_runs(blackbox, stream, workload, plan)
 
     releases = Releases(np.empty(0, dtype=np.int64))
     trace: list[Round] = []
-    for i, t, eps_i, beta_i in zip(indices, times, epsilons, betas):
-        if eps_i == 0:  # the equal split has run out: nothing more is released
-            break
-        label = f"epoch {i}: black box at t={t}, eps_i={eps_i:.4g}"
-        cost = eps_i**2 / 2 if zcdp else eps_i
-        if not budget.can_afford(cost):
-            break
-        budget.charge(cost, label=label)
-        output = blackbox(stream.at(int(t)), workload, epsilon=float(eps_i), beta=float(beta_i),
-                          rng=gen)  # fmt: skip
+    for (t, eps_i, beta_i, label), i in zip(plan, indices):
+        charge(budget, eps_i, label=label)  # eps_i-DP: eps_i^2/2 to a ZCDPBudget
+        output = blackbox(stream.at(t), workload, epsilon=eps_i, beta=beta_i, rng=gen)
         releases.times = np.append(releases.times, t)
         releases.outputs.append(output)
-        spent = budget.spent if zcdp else budget.spent_epsilon
-        trace.append(Round(int(i), max_error=_diagnostic_error(output, stream, workload, int(t)),
-                           epsilon_spent=spent))  # fmt: skip
+        trace.append(Round(int(i), max_error=_diagnostic_error(output, stream, workload, t),
+                           epsilon_spent=_spent(budget)))  # fmt: skip
     ran = len(trace)
     return _result(releases, trace, {
         "indices": indices[:ran], "times": releases.times, "epsilons": epsilons[:ran],
@@ -374,7 +460,7 @@ def bb_improver(
     c: float = 0.25,
     beta: float = 0.05,
     release_times: Sequence[int] | None = None,
-    budget: ZCDPBudget | None = None,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
 ) -> Result:
     """BBImprover (Algorithm 2, Theorem 13): the black box rerun at *every* step ``t >= n0``.
 
@@ -383,7 +469,10 @@ def bb_improver(
     the queries of time ``t``. Guarantee: ``(epsilon, delta)``-DP under neighbouring streams, via
     zCDP: the ``rho_t`` sum to at most ``rho = approx_dp_to_zcdp(epsilon, delta)``, charged to a
     :class:`~dpteach.privacy.ZCDPBudget` before each run; a passed ``budget`` that cannot pay
-    stops the runs (a decision on public information only).
+    stops the runs (a decision on public information only). A passed
+    :class:`~dpteach.privacy.PrivacyBudget` is charged each run's pure ``eps_t`` instead (basic
+    composition). The black box checks every run that will happen (:class:`_Adapter.check`)
+    before anything is charged.
 
     ``release_times`` (for measurements on long streams): compute only the runs at these times.
     Every other run up to the horizon is still *charged* (in blocks); its output would be
@@ -406,37 +495,49 @@ def bb_improver(
             raise ValueError(f"release_times must lie in {stream.n0}..{stream.horizon}")
     if budget is None:
         budget = ZCDPBudget(rho)
-    elif not isinstance(budget, ZCDPBudget):
-        raise TypeError("budget must be a ZCDPBudget")
+    check_budget(budget)
+
+    # the charges in order: a block of runs charged but not simulated before each wanted run
+    # (and after the last), each wanted run itself; the leading ones the budget can pay are
+    # planned, and the black box checks every planned run before the first charge
+    steps, done = [], stream.n0  # runs at times < done are accounted for
+    for t in [*wanted.tolist(), None]:
+        end = stream.horizon + 1 if t is None else t
+        if end > done:
+            block = rhos[done - stream.n0 : end - stream.n0]
+            steps.append((None, math.fsum(np.sqrt(2 * block)), math.fsum(block),
+                          f"runs at t={done}..{end - 1} (charged, not simulated)"))  # fmt: skip
+        if t is not None:
+            rho_t = float(rhos[t - stream.n0])
+            steps.append((t, math.sqrt(2 * rho_t), rho_t, f"run at t={t}, rho_t={rho_t:.3g}"))
+            done = t + 1
+    plan = _affordable(budget, [(t, eps, 0.0, label) for t, eps, _, label in steps],
+                       rhos=[r for *_, r, _ in steps])  # fmt: skip
+    runs = [(t, eps, _improver_beta(beta, t, stream.n0), label)
+            for t, eps, _, label in plan if t is not None]  # fmt: skip
+    _check_runs(blackbox, stream, workload, runs)
 
     releases = Releases(np.empty(0, dtype=np.int64))
     trace: list[Round] = []
-    done = stream.n0  # runs at times < done are charged
-    for t in [*wanted.tolist(), None]:
-        end = stream.horizon + 1 if t is None else t
-        if end > done:  # runs that are charged but not simulated
-            skipped = math.fsum(rhos[done - stream.n0 : end - stream.n0])
-            if not budget.can_afford(skipped):  # a passed budget ran out: stop releasing
-                break
-            budget.charge(skipped, label=f"runs at t={done}..{end - 1} (charged, not simulated)")
+    for (t, eps, _, label), (*_, rho_t, _) in zip(plan, steps):
+        charge(budget, eps, label=label, rho=rho_t)  # rho_t-zCDP, eps-DP with eps^2/2 = rho_t
         if t is None:
-            break
-        rho_t = float(rhos[t - stream.n0])
-        if not budget.can_afford(rho_t):
-            break
-        budget.charge(rho_t, label=f"run at t={t}, rho_t={rho_t:.3g}")
-        beta_t = 6 * beta / (math.pi**2 * (t - stream.n0 + 1) ** 2)
-        output = blackbox(stream.at(t), workload, epsilon=math.sqrt(2 * rho_t), beta=beta_t,
-                          rng=gen)  # fmt: skip
+            continue
+        output = blackbox(stream.at(t), workload, epsilon=eps,
+                          beta=_improver_beta(beta, t, stream.n0), rng=gen)  # fmt: skip
         releases.times = np.append(releases.times, t)
         releases.outputs.append(output)
         trace.append(Round(t, max_error=_diagnostic_error(output, stream, workload, t),
-                           epsilon_spent=budget.spent))  # fmt: skip
-        done = t + 1
+                           epsilon_spent=_spent(budget)))  # fmt: skip
     return _result(releases, trace, {
         "times": releases.times, "rhos": rhos[releases.times - stream.n0], "budget": budget,
         "c": c, "blackbox": getattr(blackbox, "name", repr(blackbox)),
     })  # fmt: skip
+
+
+def _improver_beta(beta: float, t: int | None, n0: int) -> float:
+    """BBImprover's ``beta_t = 6 beta / (pi^2 (t - n0 + 1)^2)``."""
+    return 0.0 if t is None else 6 * beta / (math.pi**2 * (t - n0 + 1) ** 2)
 
 
 def _result(releases: Releases, trace: list[Round], info: dict) -> Result:
@@ -500,7 +601,11 @@ class PMWG:
 
     Guarantee: ``epsilon``-DP under neighbouring streams, by basic composition over everything
     charged to the :class:`~dpteach.privacy.PrivacyBudget` (each instance when it starts, each hard
-    answer before it is released). A new instance starts only if the budget can pay for it *and*
+    answer before it is released; a passed :class:`~dpteach.privacy.ZCDPBudget` is charged each
+    pure step's ``eps^2/2`` instead). Both noise grids (the test's and the hard answer's) are
+    checked when an instance starts, and the answer's again before each test, so a refusal for
+    an unrepresentable noise scale happens before any charge and leaves the object usable.
+    A new instance starts only if the budget can pay for it *and*
     its hard answer, and if the hard queries so far are fewer than Corollary 16's bound
     (:func:`dpteach.theory.pmwg_hard_query_bound`); otherwise the query is refused with
     :class:`~dpteach.privacy.BudgetExceededError` — a decision on public information only (time,
@@ -538,7 +643,7 @@ class PMWG:
         scale: float | None = None,
         uniform_update: bool = True,
         track_arrivals: bool | int = False,
-        budget: PrivacyBudget | None = None,
+        budget: PrivacyBudget | ZCDPBudget | None = None,
     ):
         if not isinstance(stream, DatabaseStream):
             raise TypeError(f"stream must be a DatabaseStream, got {type(stream).__name__}")
@@ -552,8 +657,7 @@ class PMWG:
             self.scale = theory.pmwg_noise_scale(self.epsilon, size, self.alpha, stream.n0)
         else:
             self.scale = check.positive(scale, "scale")
-        if budget is not None and not isinstance(budget, PrivacyBudget):
-            raise TypeError(f"budget must be a PrivacyBudget, got {type(budget).__name__}")
+        check_budget(budget)
         self.budget = PrivacyBudget(self.epsilon) if budget is None else budget
         self._rng = check.rng(rng)
         self.stream = stream
@@ -598,7 +702,7 @@ class PMWG:
         self.t = t
 
     def _record_arrivals(self, new: np.ndarray, chunk: int = 20_000) -> None:
-        size, start, spent = self.p_hat.size, self.t, self.budget.spent_epsilon
+        size, start, spent = self.p_hat.size, self.t, _spent(self.budget)
         every, n0 = self._track_every, self.stream.n0
         counts = self._counts
         for lo in range(0, new.size, chunk):
@@ -632,15 +736,46 @@ class PMWG:
                 "nothing was released (more data raise the bound)"
             )
         eps_instance, eps_answer = self._noise_costs(t)
-        if not self.budget.can_afford(eps_instance + eps_answer):
+        if not self._can_afford(eps_instance, eps_answer):
             raise BudgetExceededError(
                 f"PMWG cannot pay a sparse-vector instance at t={t} "
                 f"({eps_instance + eps_answer:.4g} with its answer; "
-                f"{self.budget.remaining_epsilon:.4g} left); nothing was released"
+                f"{self._remaining()} left); nothing was released"
             )
-        self.budget.charge(eps_instance, label=f"sparse vector #{self.instances + 1} from t={t}")
+        # both grids (the test's and the hard answer's) before the charge: neither the instance
+        # nor its answer may refuse once the budget was spent
+        self._check_grids(t, eps_instance)
+        charge(self.budget, eps_instance, label=f"sparse vector #{self.instances + 1} from t={t}")
         self._sparse = self._make_sparse(t, eps_instance)
         self.instances += 1
+
+    def _can_afford(self, *epsilons: float) -> bool:
+        """Whether the budget can pay these pure steps in turn (on a copy; public information)."""
+        trial = copy.deepcopy(self.budget)
+        for eps in epsilons:
+            if not can_afford(trial, eps):
+                return False
+            charge(trial, eps, label="")
+        return True
+
+    def _remaining(self) -> str:
+        if isinstance(self.budget, ZCDPBudget):
+            return f"rho={self.budget.remaining:.4g}"
+        return f"{self.budget.remaining_epsilon:.4g}"
+
+    def _check_grids(self, t: int, eps_instance: float | None = None) -> None:
+        """Refuse (``ValueError``, public parameters only) a sparse-vector instance or a hard
+        answer at time ``t`` whose safe noise grid cannot be represented."""
+        try:
+            if eps_instance is not None:
+                # validates its grid; draws and charges nothing
+                AboveThreshold(self.alpha, sensitivity=1 / t, epsilon=eps_instance, rng=0)
+            safe_laplace_grid(1 / t, self._noise_costs(t)[1])
+        except ValueError as err:
+            raise ValueError(
+                f"PMWG cannot answer at t={t} with scale={self.scale:.3g}: {err}; nothing was "
+                "charged or released (choose a smaller scale)"
+            ) from None
 
     def _make_sparse(self, t: int, epsilon: float):
         """The sparse-vector instance starting at time ``t``: sensitivity ``1/t``."""
@@ -656,19 +791,22 @@ class PMWG:
         t = self.t
         if self._sparse is None:
             self._start_instance()
-        elif not self.budget.can_afford(self._noise_costs(t)[1]):
-            # only with a budget shared with other mechanisms, which spent what this instance's
-            # hard answer needs: refuse before the test (public information only), not after it
-            raise BudgetExceededError(
-                f"PMWG cannot pay a hard answer at t={t} "
-                f"({self.budget.remaining_epsilon:.4g} left); nothing was released"
-            )
+        else:
+            self._check_grids(t)  # the hard answer's grid at this time, before the test
+            if not self._can_afford(self._noise_costs(t)[1]):
+                # only with a budget shared with other mechanisms, which spent what this
+                # instance's hard answer needs: refuse before the test (public information
+                # only), not after it
+                raise BudgetExceededError(
+                    f"PMWG cannot pay a hard answer at t={t} ({self._remaining()} left); "
+                    "nothing was released"
+                )
         true = float(q @ self._counts) / t
         estimate = float(q @ self.p_hat)
         hard = self._sparse.test(abs(true - estimate))
         if hard:
             eps_answer = self._noise_costs(t)[1]
-            self.budget.charge(eps_answer, label=f"hard answer at t={t}")
+            charge(self.budget, eps_answer, label=f"hard answer at t={t}")
             value = float(laplace(true, sensitivity=1 / t, epsilon=eps_answer, rng=self._rng))
             eta = math.copysign(self.alpha / 2, estimate - value)
             self.p_hat = mw.mw_update(self.p_hat, q, eta)
@@ -676,7 +814,7 @@ class PMWG:
             self._sparse = None
         else:
             value = estimate
-        spent = self.budget.spent_epsilon
+        spent = _spent(self.budget)
         self.trace.append(Event(t, "query", hard=bool(hard), answer=value, error=abs(value - true),
                                 potential=self.potential(), spent=spent))  # fmt: skip
         return value

@@ -25,8 +25,17 @@ from . import _validate as check
 from .data import Dataset
 from .mechanisms import exponential, laplace, safe_laplace_grid
 from .median import HalvingDUA
-from .mw import mw_update
-from .privacy import BudgetExceededError, PrivacyBudget, advanced_composition
+from .mw import MAX_LEARNER_ROUNDS, check_rounds, mw_update
+from .privacy import (
+    BudgetExceededError,
+    PrivacyBudget,
+    ZCDPBudget,
+    advanced_composition,
+    can_afford,
+    charge,
+    check_budget,
+    pure_to_zcdp,
+)
 from .queries import Workload
 from .results import Result, Round, kl_divergence
 from .theory import ic_epsilon0, mw_mistake_bound
@@ -99,6 +108,20 @@ class MultiplicativeWeightsDUA:
         return state
 
 
+_DUA_METHODS = ("bound", "initial", "answers", "update", "synthetic")
+
+
+def _check_dua(dua: object) -> None:
+    """A database update algorithm: ``domain_size`` and the protocol's methods."""
+    missing = [m for m in _DUA_METHODS if not callable(getattr(dua, m, None))]
+    if missing or not hasattr(dua, "domain_size"):
+        raise TypeError(
+            f"dua must be a database update algorithm (e.g. MultiplicativeWeightsDUA or "
+            f"median.HalvingDUA, with domain_size and {', '.join(_DUA_METHODS)}), got "
+            f"{type(dua).__name__}"
+        )
+
+
 def exponential_distinguisher(
     true: np.ndarray, synthetic: np.ndarray, *, n: int, epsilon: float, rng, size=None
 ) -> int | np.ndarray:
@@ -156,8 +179,9 @@ def iterative_construction(
     rng: np.random.Generator | int,
     delta: float = 0.0,
     distinguisher: str = "exponential",
-    budget: PrivacyBudget | None = None,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
     snapshots: Sequence[int] = (),
+    max_rounds: int = MAX_LEARNER_ROUNDS,
 ) -> Result:
     """The Iterative Construction mechanism (Lecture 7, Algorithm 1).
 
@@ -173,7 +197,11 @@ def iterative_construction(
     ``2B`` steps); with ``eps_0 = eps / (4 sqrt(B ln(1/delta)))`` it is ``(eps, delta)``-DP
     (advanced composition). Stopping early only releases less. Pure DP: ``budget`` must afford
     the whole ``eps`` (checked before anything is released) and is charged ``eps_0`` per step as
-    the run goes; approximate DP: charged ``(eps, delta)`` once, before the first step. The trace's
+    the run goes (a :class:`~dpteach.privacy.ZCDPBudget`: ``eps_0^2/2`` per step, all ``2B``
+    affordable first); approximate DP: charged ``(eps, delta)`` once, before the first step (a
+    ``ZCDPBudget`` refuses it). ``B`` above ``max_rounds`` (default
+    :data:`dpteach.mw.MAX_LEARNER_ROUNDS`, 100,000) is refused before anything is charged: pass a
+    larger ``max_rounds`` to opt in. The trace's
     ``epsilon_spent`` is :func:`privacy_spent` of the steps so far (at the run's ``delta``).
     ``distinguisher="exact"`` is not private (its ``epsilon_spent`` is ``inf``; it refuses a
     ``budget``).
@@ -183,13 +211,13 @@ def iterative_construction(
     number of surviving candidates after each round.
     """
     check.same_universe(check.dataset(data), check.workload(workload))
+    _check_dua(dua)
     if workload.domain_size != dua.domain_size:
         raise ValueError(
             f"data and workload ({workload.domain_size} cells) and dua ({dua.domain_size} cells) "
             "must share one universe"
         )
-    if budget is not None and not isinstance(budget, PrivacyBudget):
-        raise TypeError(f"budget must be a PrivacyBudget or None, got {type(budget).__name__}")
+    check_budget(budget)
     alpha = check.positive(alpha, "alpha")
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta)
@@ -199,22 +227,25 @@ def iterative_construction(
         raise ValueError("distinguisher='exact' is not private and cannot be charged to a budget")
     gen = check.rng(rng)
     bound = dua.bound(alpha / 2)  # the MW DUA refuses a level other than its own
-    rounds = math.ceil(bound)
+    rounds = check_rounds(bound, max_rounds, f"alpha={alpha:g} (update bound B(alpha/2))")
     eps0 = ic_epsilon0(epsilon, rounds, delta)
     if delta > 0 and privacy_spent(eps0, 2 * rounds, delta) > epsilon:
         raise ValueError(
             f"epsilon={epsilon} is too large for advanced composition here; use delta=0"
         )
     safe_laplace_grid(1 / data.n, eps0)  # refuses an unrepresentable eps0 before any charge
-    if budget is not None:
-        if not budget.can_afford(epsilon, delta):
+    label = f"IC run ({2 * rounds} steps at eps0={eps0:.3g})"
+    if delta > 0:  # one (epsilon, delta) charge (a ZCDPBudget refuses it: no zCDP guarantee)
+        charge(budget, epsilon, delta, label=label)
+    elif budget is not None:
+        # pure DP: the whole run must be affordable before anything is released; each step is
+        # then charged as it goes (eps0, or eps0^2/2 to a ZCDPBudget)
+        whole_rho = 2 * rounds * pure_to_zcdp(eps0)  # what the 2B steps cost a ZCDPBudget
+        if not can_afford(budget, epsilon, rho=whole_rho):
             raise BudgetExceededError(
-                f"refused an IC run of (epsilon={epsilon}, delta={delta}): the budget has "
-                f"({budget.remaining_epsilon:.6g}, {budget.remaining_delta:.3g}) left; "
-                "nothing was released"
+                f"refused an {label} of (epsilon={epsilon}, delta={delta}): the budget cannot "
+                f"pay it ({budget!r}); nothing was released"
             )
-        if delta > 0:
-            budget.charge(epsilon, delta, label=f"IC run ({2 * rounds} steps at eps0={eps0:.3g})")
     step_budget = budget if delta == 0 else None
     private = distinguisher != "exact"
 
@@ -240,8 +271,8 @@ def iterative_construction(
     halving = isinstance(dua, HalvingDUA)
     survivors = [int(np.sum(state))] if halving else []
     for t in range(1, rounds + 1):
-        if step_budget is not None:  # the exact distinguisher has refused any budget
-            step_budget.charge(eps0, label=f"IC round {t}: distinguisher")
+        # the exact distinguisher has refused any budget
+        charge(step_budget, eps0, label=f"IC round {t}: distinguisher")
         i = pick(true, current, n=n, epsilon=eps0, rng=gen)
         v = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen, budget=step_budget)
         stop = abs(v - current[i]) < 3 * alpha / 4

@@ -38,12 +38,60 @@ MAX_CANDIDATES = 2_000_000
 MAX_CANDIDATE_CELLS = 2**24
 
 
-def multiset_count(domain_size: int, m: int) -> int:
-    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``|X|`` cells, as
-    multisets (the ordered tuples ``X^m`` number ``|X|^m``)."""
+#: :func:`multiset_count` computes counts of at most this many decimal digits exactly (beyond,
+#: ``math.comb`` alone takes seconds to hours); :func:`log_multiset_count` has no limit.
+MAX_COUNT_DIGITS = 10_000
+
+
+def log_multiset_count(domain_size: int, m: int) -> float:
+    """``ln C(|X| + m - 1, m)`` from ``lgamma`` (relative accuracy about 1e-15; instant for any
+    size): the estimate every size check uses before it computes anything."""
     size = check.integer(domain_size, "domain_size", minimum=1)
     m = check.integer(m, "m", minimum=1)
-    return math.comb(size + m - 1, m)
+    return math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
+
+
+def multiset_count(domain_size: int, m: int) -> int:
+    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``|X|`` cells, as
+    multisets (the ordered tuples ``X^m`` number ``|X|^m``), exactly.
+
+    Refused (``ValueError``) when the count has more than :data:`MAX_COUNT_DIGITS` digits, found
+    by :func:`log_multiset_count` before anything is computed; use that function for its size.
+    """
+    digits = log_multiset_count(domain_size, m) / math.log(10)
+    if digits > MAX_COUNT_DIGITS:
+        raise ValueError(
+            f"C(|X| + m - 1, m) for domain_size={domain_size}, m={m} is about 10^{digits:.0f}, "
+            f"more than {MAX_COUNT_DIGITS:,} digits; use log_multiset_count for its logarithm"
+        )
+    return math.comb(int(domain_size) + int(m) - 1, int(m))
+
+
+def check_candidates(domain_size: int, m: int) -> int:
+    """The number of databases :func:`small_databases` would enumerate, or a ``ValueError`` (with
+    the size and the limit) if it exceeds :data:`MAX_CANDIDATES` databases or
+    :data:`MAX_CANDIDATE_CELLS` matrix entries. Estimated with ``lgamma`` before anything is
+    computed; depends on the public ``domain_size`` and ``m`` only (mechanisms call it before
+    they charge a budget)."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    m = check.integer(m, "m", minimum=1)
+    log_count = log_multiset_count(size, m)  # math.comb of a huge m would itself take very long
+    count = math.comb(size + m - 1, m) if log_count < 60 else None
+    if count is None or count > MAX_CANDIDATES:
+        shown = (
+            check.count(count) if count is not None else f"about 10^{log_count / math.log(10):.0f}"
+        )
+        raise ValueError(
+            f"there are {shown} databases of m={m} records over {size} cells, more than the "
+            f"limit {MAX_CANDIDATES:,}; choose a smaller m or universe"
+        )
+    if count * size > MAX_CANDIDATE_CELLS:
+        raise ValueError(
+            f"the {count:,} databases of m={m} records over {size} cells need a matrix of "
+            f"{check.count(count * size)} entries, more than the limit {MAX_CANDIDATE_CELLS:,}; "
+            "choose a smaller m or universe"
+        )
+    return count
 
 
 def small_databases(domain_size: int, m: int) -> np.ndarray:
@@ -53,23 +101,8 @@ def small_databases(domain_size: int, m: int) -> np.ndarray:
     allocating anything, a set of more than :data:`MAX_CANDIDATES` databases or a matrix of more
     than :data:`MAX_CANDIDATE_CELLS` entries, with the size and the limit.
     """
-    size = check.integer(domain_size, "domain_size", minimum=1)
-    m = check.integer(m, "m", minimum=1)
-    # log of the count first: math.comb of a huge m would itself take very long
-    log_count = math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
-    count = math.comb(size + m - 1, m) if log_count < 60 else None
-    if count is None or count > MAX_CANDIDATES:
-        shown = f"{count:,}" if count is not None else f"about 10^{log_count / math.log(10):.0f}"
-        raise ValueError(
-            f"there are {shown} databases of m={m} records over {size} cells, more than the "
-            f"limit {MAX_CANDIDATES:,}; choose a smaller m or universe"
-        )
-    if count * size > MAX_CANDIDATE_CELLS:
-        raise ValueError(
-            f"the {count:,} databases of m={m} records over {size} cells need a matrix of "
-            f"{count * size:,} entries, more than the limit {MAX_CANDIDATE_CELLS:,}; choose a "
-            "smaller m or universe"
-        )
+    count = check_candidates(domain_size, m)
+    size, m = int(domain_size), int(m)
     # Stars and bars: the size - 1 bars among m + size - 1 slots give the counts; reversed, the
     # rows come in the order of itertools.combinations_with_replacement(range(size), m).
     slots = m + size - 1
@@ -233,12 +266,31 @@ class PrivateGuessAndCheck(GuessAndCheck):
         return self._answer(value)
 
 
+def _candidates(candidates: object, size: int | None = None) -> np.ndarray:
+    """A non-empty matrix whose rows are normalised histograms (over ``size`` cells if given)."""
+    C = check.array(candidates, "candidates", ndim=2)
+    if C.shape[0] < 1 or (size is not None and C.shape[1] != size):
+        wanted = "" if size is None else f" with {size} columns (the universe size)"
+        raise ValueError(
+            f"candidates must be a non-empty matrix{wanted}, one database per row, got shape "
+            f"{C.shape}"
+        )
+    if np.any(C < 0) or np.any(np.abs(C.sum(axis=1) - 1) > check.SUM_TOLERANCE):
+        raise ValueError(
+            "candidates must be normalised histograms (rows non-negative, summing to 1), e.g. "
+            "small_databases(domain_size, m)"
+        )
+    return C
+
+
 def best_candidate(candidates: object, queries: object, sample: object) -> tuple[int, float]:
     """``S*`` in hindsight: the candidate closest to the sample on all the queries, and its error
     ``max_i |q_i(S*) - q_i(S)|`` (a non-private diagnostic)."""
-    C = check.array(candidates, "candidates", ndim=2)
     h = _sample_counts(sample)
+    C = _candidates(candidates, h.size)
     Q = check.array(queries, "queries", ndim=2)
+    for q in Q:
+        _statistical_query(q, h.size)
     errors = np.max(np.abs(C @ Q.T - Q @ (h / h.sum())), axis=1)
     i = int(np.argmin(errors))
     return i, float(errors[i])
@@ -265,13 +317,8 @@ class MedianMechanism:
     """
 
     def __init__(self, sample: object, *, candidates: object, eta: float, m: int | None = None):
-        C = check.array(candidates, "candidates", ndim=2)
         h = _sample_counts(sample)
-        if C.shape[0] < 1 or C.shape[1] != h.size:
-            raise ValueError(
-                f"candidates must be a non-empty matrix with {h.size} columns (the universe "
-                f"size), got shape {C.shape}"
-            )
+        C = _candidates(candidates, h.size)
         if m is None:
             m = math.floor(math.log2(C.shape[0])) + 1
         self.candidates = C
@@ -359,9 +406,7 @@ class HalvingDUA:
     name = "halving (median)"
 
     def __init__(self, candidates: np.ndarray):
-        c = check.array(candidates, "candidates", ndim=2)
-        if c.shape[0] < 1:
-            raise ValueError("candidates must hold at least one database")
+        c = _candidates(candidates)
         self.candidates = c
         self.domain_size = c.shape[1]
         self._matrix, self._matrix_of = None, None
@@ -386,6 +431,7 @@ class HalvingDUA:
         If none is (every survivor answers like the median), the good candidate is not among
         them and nothing can be learned: the state is returned unchanged.
         """
+        q = _statistical_query(q, self.domain_size)
         values = self.candidates @ q
         median = np.median(values[state])
         kept = state & (values > median if v > median else values < median)
@@ -417,7 +463,7 @@ def guess_and_check_sampler(make, pairs, *, resolution: int = 4):
                 break
             a = checker.ask(q, g)
             out.append(None if a == g else math.floor(resolution * a))
-        return encode(out)
+        return encode(out, clip=True)  # a noisy answer far out is clipped (post-processing)
 
     return repeat(once)
 
@@ -431,7 +477,9 @@ def median_mechanism_sampler(candidates, queries, *, eta: float, resolution: int
     def sampler(counts, rng, size):
         mm = MedianMechanism(counts, candidates=candidates, eta=eta)
         answers = [mm.answer(q) for q in queries]  # None once GuessAndCheck has halted
-        code = encode([None if a is None else math.floor(resolution * a) for a in answers])
+        code = encode(
+            [None if a is None else math.floor(resolution * a) for a in answers], clip=True
+        )
         return np.full(size, code)
 
     return sampler

@@ -24,7 +24,14 @@ from . import _validate as check
 from . import theory
 from .data import Dataset
 from .mechanisms import Sparse, exponential, laplace, safe_laplace_grid
-from .privacy import BudgetExceededError, PrivacyBudget, advanced_composition, charge
+from .privacy import (
+    BudgetExceededError,
+    PrivacyBudget,
+    ZCDPBudget,
+    advanced_composition,
+    charge,
+    check_budget,
+)
 from .queries import MarginalWorkload, NegatedWorkload, Workload
 from .results import Result, Round, kl_divergence
 from .theory import mw_mistake_bound as mistake_bound
@@ -62,6 +69,26 @@ def _uniform(size: int) -> np.ndarray:
     return np.full(size, 1.0 / size)
 
 
+#: :func:`learn` refuses an ``alpha`` whose mistake bound exceeds this many rounds unless its
+#: ``max_rounds`` is raised (each round evaluates the whole workload).
+MAX_LEARNER_ROUNDS = 100_000
+
+
+def check_rounds(rounds: float, max_rounds: object, cause: str) -> int:
+    """``rounds`` if at most ``max_rounds`` (a positive integer), else a ``ValueError`` naming the
+    ``cause`` and the opt-in: the round limit of :func:`learn`, :func:`private_mw` and
+    :func:`dpteach.iterative.iterative_construction`, checked before anything is charged."""
+    max_rounds = check.integer(max_rounds, "max_rounds", minimum=1)
+    if rounds > max_rounds:
+        shown = check.count(math.ceil(rounds)) if math.isfinite(rounds) else "over 10^308"
+        raise ValueError(
+            f"{cause} needs {shown} rounds (each at epsilon/(2 x rounds) when "
+            f"private), more than max_rounds={max_rounds:,}: choose a larger alpha, or pass a "
+            "larger max_rounds to opt in to the long run"
+        )
+    return math.ceil(rounds)
+
+
 def learn(
     p: object,
     workload: Workload,
@@ -70,6 +97,7 @@ def learn(
     adversary: str = "worst",
     rng: Seed = 0,
     snapshots: Sequence[int] = (),
+    max_rounds: int = MAX_LEARNER_ROUNDS,
 ) -> Result:
     """The (non-private) MW learner against an adversary that reveals mistakes.
 
@@ -78,10 +106,16 @@ def learn(
     (the slowest progress), or a ``"random"`` one — and the learner updates with the lecture's
     ``eta = alpha``. The trace records the potential ``D(p || p_hat_t)`` after each mistake; the
     number of mistakes is at most :func:`dpteach.theory.mw_mistake_bound`.
+
+    A run whose mistake bound ``4 ln|X| / alpha^2`` exceeds ``max_rounds`` (default
+    :data:`MAX_LEARNER_ROUNDS`, 100,000: each round evaluates the whole workload) is refused
+    before it starts; pass a larger ``max_rounds`` to opt in to a longer run.
     """
     closed = _closed(workload)
     p = check.histogram(p, closed.domain_size, "p")
     alpha = _alpha(alpha)
+    check_rounds(mistake_bound(closed.domain_size, alpha), max_rounds,
+                 f"alpha={alpha:g} (mistake bound 4 ln|X| / alpha^2)")  # fmt: skip
     if adversary not in ("worst", "smallest", "random"):
         raise ValueError(f"adversary must be 'worst', 'smallest' or 'random', got {adversary!r}")
     snapshots = check.snapshots(snapshots)
@@ -127,7 +161,9 @@ def _prepare(data: Dataset, workload: Workload) -> tuple[np.ndarray, int]:
     return data.histogram(), data.n
 
 
-def _charge(budget: PrivacyBudget | None, epsilon: float, label: str, delta: float = 0.0) -> None:
+def _charge(
+    budget: PrivacyBudget | ZCDPBudget | None, epsilon: float, label: str, delta: float = 0.0
+) -> None:
     # a ZCDPBudget is charged epsilon^2/2 for a pure step and refuses an approximate one
     charge(budget, epsilon, delta, label=label)
 
@@ -140,8 +176,9 @@ def private_mw(
     alpha: float,
     rng: Seed,
     delta: float = 0.0,
-    budget: PrivacyBudget | None = None,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
     snapshots: Sequence[int] = (),
+    max_rounds: int = MAX_LEARNER_ROUNDS,
 ) -> Result:
     """Offline private multiplicative weights: the lecture's "algorithm in detail".
 
@@ -163,7 +200,9 @@ def private_mw(
     ``1 - beta``; that ``n`` is about 4x the lecture's because we ask each noise to be at most
     ``alpha/2``, which the lecture's ``3 alpha`` needs (see that function). Below
     :func:`dpteach.theory.private_mw_onset` it learns nothing: the noise swamps every gap, and the
-    run stops within a round or two, near the uniform histogram.
+    run stops within a round or two, near the uniform histogram. An ``L`` above ``max_rounds``
+    (default :data:`MAX_LEARNER_ROUNDS`) is refused before anything is charged; pass a larger
+    ``max_rounds`` to opt in.
     """
     p, n = _prepare(data, workload)
     closed = _closed(workload)
@@ -171,7 +210,8 @@ def private_mw(
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta)
     snapshots = check.snapshots(snapshots)
-    rounds = theory.private_mw_rounds(closed.domain_size, alpha)
+    rounds = check_rounds(theory.private_mw_rounds(closed.domain_size, alpha), max_rounds,
+                          f"alpha={alpha:g}")  # fmt: skip
     eps0 = theory.private_mw_epsilon0(epsilon, closed.domain_size, alpha, delta)
     gen = check.rng(rng)
     safe_laplace_grid(1 / n, eps0)  # refuses an unrepresentable eps0 before anything is charged
@@ -255,7 +295,7 @@ def mwem(
     rng: Seed,
     rounds: int | None = None,
     iterations: int = 20,
-    budget: PrivacyBudget | None = None,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
     snapshots: Sequence[int] = (),
 ) -> Result:
     """MWEM (Hardt, Ligett and McSherry 2012): select, measure, multiplicative weights.
@@ -412,7 +452,7 @@ class OnlinePMW:
         alpha: float,
         rng: Seed,
         max_hard: int | None = None,
-        budget: PrivacyBudget | None = None,
+        budget: PrivacyBudget | ZCDPBudget | None = None,
     ):
         check.dataset(data)
         self.alpha = _alpha(alpha)
@@ -424,9 +464,21 @@ class OnlinePMW:
         )
         gen = check.rng(rng)
         n = data.n
-        # built first (it validates and draws nothing), then the whole epsilon is charged
-        self._sparse = Sparse(self.alpha, sensitivity=1 / n, epsilon=self.epsilon / 2,
-                              rng=gen, cutoff=self.max_hard)  # fmt: skip
+        check_budget(budget)
+        check.dense_size(size)
+        # built first (it validates and draws nothing), and the answers' grid checked, then the
+        # whole epsilon is charged: nothing may refuse after the charge
+        try:
+            self._sparse = Sparse(self.alpha, sensitivity=1 / n, epsilon=self.epsilon / 2,
+                                  rng=gen, cutoff=self.max_hard)  # fmt: skip
+            safe_laplace_grid(1 / n, self.epsilon / (2 * self.max_hard))
+        except ValueError as err:
+            cause = "max_hard" if max_hard is not None else f"alpha={self.alpha:g} (via max_hard)"
+            raise ValueError(
+                f"online PMW cannot calibrate its noise: epsilon={self.epsilon:g} split over "
+                f"max_hard={self.max_hard:,} hard queries is too little ({err}). Raise epsilon or "
+                f"lower {cause}"
+            ) from None
         _charge(budget, self.epsilon, f"online PMW (c={self.max_hard})")
         self._rng = gen
         p = data.histogram()

@@ -35,6 +35,7 @@ cannot be charged to one; nothing is ever converted the other way silently (use
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -48,10 +49,31 @@ class BudgetExceededError(RuntimeError):
     """A charge was refused: it would overspend the privacy budget. Nothing was released."""
 
 
+class VacuousGuaranteeWarning(UserWarning):
+    """A composed guarantee has ``delta >= 1``: it says nothing (any mechanism satisfies it)."""
+
+
+def _vacuous_delta(delta: float) -> float:
+    """``delta`` capped at 1, with a :class:`VacuousGuaranteeWarning` if it reached 1: a total
+    ``delta >= 1`` is a true but empty statement, returned (as 1.0) rather than refused, since
+    composing is bookkeeping and the caller may only be exploring; the warning says so."""
+    if delta >= 1:
+        warnings.warn(
+            f"the composed delta is {delta:.3g} >= 1: the guarantee is vacuous (returned as 1.0)",
+            VacuousGuaranteeWarning,
+            stacklevel=3,
+        )
+        return 1.0
+    return delta
+
+
 def basic_composition(
     epsilons: Sequence[float], deltas: Sequence[float] | None = None
 ) -> tuple[float, float]:
-    """Total ``(eps, delta)`` of adaptively composed mechanisms (Dwork-Roth Thm 3.16)."""
+    """Total ``(eps, delta)`` of adaptively composed mechanisms (Dwork-Roth Thm 3.16).
+
+    A total ``delta >= 1`` is vacuous: it is returned as 1.0 with a
+    :class:`VacuousGuaranteeWarning` (a decision of this package: bookkeeping is not refused)."""
     eps = [check.nonnegative(e, "epsilons[i]") for e in _sequence(epsilons, "epsilons")]
     dels = (
         [0.0] * len(eps)
@@ -60,7 +82,7 @@ def basic_composition(
     )
     if len(dels) != len(eps):
         raise ValueError(f"deltas must have {len(eps)} entries, got {len(dels)}")
-    return _sum(eps), _sum(dels)
+    return _sum(eps), _vacuous_delta(_sum(dels))
 
 
 def _sequence(values: object, name: str) -> list:
@@ -82,7 +104,8 @@ def advanced_composition(
 ) -> tuple[float, float]:
     """Total privacy of ``k`` adaptive ``(epsilon, delta)``-DP steps (Dwork-Roth Thm 3.20).
 
-    Returns ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``.
+    Returns ``(sqrt(2k ln(1/delta')) eps + k eps (e^eps - 1), k delta + delta')``; a total
+    ``delta >= 1`` is vacuous and returned as 1.0 with a :class:`VacuousGuaranteeWarning`.
     """
     epsilon = check.positive(epsilon, "epsilon")
     k = check.integer(k, "k", minimum=1)
@@ -90,7 +113,7 @@ def advanced_composition(
     delta = check.delta(delta, "delta")
     growth = math.expm1(epsilon) if epsilon < 700 else math.inf  # e^eps - 1 overflows past 709
     total = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * growth
-    return total, min(k * delta + delta_prime, math.inf)
+    return total, _vacuous_delta(k * delta + delta_prime)
 
 
 def advanced_composition_step(epsilon: float, k: int, delta: float) -> float:
@@ -304,11 +327,70 @@ class ZCDPBudget:
 
     def charge_pure(self, epsilon: float, *, label: str = "") -> None:
         """Charge an ``epsilon``-DP step as ``epsilon^2/2``-zCDP."""
-        self.charge(pure_to_zcdp(epsilon), label=label)
+        rho = pure_to_zcdp(epsilon)
+        if not math.isfinite(rho):
+            raise ValueError(
+                f"epsilon={epsilon:.3g} is too large to charge: epsilon^2/2 overflows the doubles"
+            )
+        self.charge(rho, label=label)
 
     def to_approx_dp(self, delta: float) -> float:
         """The epsilon of the ``(epsilon, delta)``-DP guarantee of the whole budget."""
         return zcdp_to_approx_dp(self.rho, delta)
+
+
+def check_budget(budget: object, name: str = "budget") -> PrivacyBudget | ZCDPBudget | None:
+    """``budget`` itself if it is a :class:`PrivacyBudget`, a :class:`ZCDPBudget` or ``None``,
+    else a ``TypeError`` naming both kinds (mechanisms call it before their first charge)."""
+    if budget is not None and not isinstance(budget, PrivacyBudget | ZCDPBudget):
+        raise TypeError(
+            f"{name} must be a PrivacyBudget, a ZCDPBudget or None, got {type(budget).__name__}"
+        )
+    return budget
+
+
+def cost(
+    budget: PrivacyBudget | ZCDPBudget | None,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    label: str = "",
+    rho: float | None = None,
+) -> float:
+    """What :func:`charge` would record, in the budget's own unit: ``epsilon`` for a
+    :class:`PrivacyBudget`, ``rho`` (or ``epsilon^2/2`` for a pure step) for a
+    :class:`ZCDPBudget`, 0 for ``None``; a ``TypeError`` for an approximate-DP step on a
+    :class:`ZCDPBudget` or for anything that is not a budget. Records nothing."""
+    budget = check_budget(budget)
+    if budget is None:
+        return 0.0
+    if isinstance(budget, PrivacyBudget):
+        return check.nonnegative(epsilon, "epsilon")
+    if rho is not None:
+        return check.nonnegative(rho, "rho")
+    if delta > 0:
+        raise TypeError(
+            f"{label or 'this step'} is (epsilon, delta)-DP with delta={delta:.3g} > 0, which "
+            "implies no zCDP guarantee: charge it to a PrivacyBudget, not a ZCDPBudget"
+        )
+    return pure_to_zcdp(epsilon)
+
+
+def can_afford(
+    budget: PrivacyBudget | ZCDPBudget | None,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    rho: float | None = None,
+) -> bool:
+    """Whether :func:`charge` with these arguments would succeed (``None`` always can); raises
+    the same ``TypeError`` as :func:`charge` for a step the budget's kind cannot account."""
+    amount = cost(budget, epsilon, delta, rho=rho)
+    if budget is None:
+        return True
+    if isinstance(budget, PrivacyBudget):
+        return budget.can_afford(amount, delta)
+    return budget.can_afford(amount)
 
 
 def charge(
@@ -321,27 +403,17 @@ def charge(
 ) -> None:
     """Charge one ``(epsilon, delta)``-DP step to ``budget`` (``None``: nothing to charge).
 
-    A :class:`PrivacyBudget` is charged ``(epsilon, delta)``. A :class:`ZCDPBudget` is charged
-    ``rho`` if the step states its own zCDP guarantee (the Gaussian mechanism), else a pure
-    ``epsilon``-DP step as ``rho = epsilon^2 / 2`` (Bun-Steinke Prop. 1.4); an approximate-DP step
-    (``delta > 0``) has no zCDP guarantee and is refused. Never converted the other way.
-    Refusals raise before anything is recorded.
+    The one function through which every mechanism of the package charges a budget (a test
+    checks that each of them charges both kinds correctly). A :class:`PrivacyBudget` is charged
+    ``(epsilon, delta)``. A :class:`ZCDPBudget` is charged ``rho`` if the step states its own zCDP
+    guarantee (the Gaussian mechanism), else a pure ``epsilon``-DP step as ``rho = epsilon^2 / 2``
+    (Bun-Steinke Prop. 1.4); an approximate-DP step (``delta > 0``) has no zCDP guarantee and is
+    refused. Never converted the other way. Refusals raise before anything is recorded.
     """
+    amount = cost(budget, epsilon, delta, label=label, rho=rho)
     if budget is None:
         return
     if isinstance(budget, PrivacyBudget):
-        budget.charge(epsilon, delta, label=label)
-    elif isinstance(budget, ZCDPBudget):
-        if rho is not None:
-            budget.charge(rho, label=label)
-        elif delta > 0:
-            raise TypeError(
-                f"{label or 'this step'} is (epsilon, delta)-DP with delta={delta:.3g} > 0, which "
-                "implies no zCDP guarantee: charge it to a PrivacyBudget, not a ZCDPBudget"
-            )
-        else:
-            budget.charge_pure(epsilon, label=label)
+        budget.charge(amount, delta, label=label)
     else:
-        raise TypeError(
-            f"budget must be a PrivacyBudget, a ZCDPBudget or None, got {type(budget).__name__}"
-        )
+        budget.charge(amount, label=label)

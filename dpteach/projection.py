@@ -132,6 +132,12 @@ def simplex_projection(v: object) -> np.ndarray:
 
 
 def _simplex(v: np.ndarray) -> np.ndarray:
+    # The simplex's affine hull is orthogonal to (1, ..., 1): shifting v by its max changes
+    # nothing but keeps huge entries (1e16, 1e300) from rounding every v_i - tau to 0 or inf.
+    # An entry 1 or more below the max projects to 0 (tau >= max - 1) whatever its value: those
+    # are held at -2, so that a difference beyond the doubles (1.7e308 - -1.7e308) cannot overflow.
+    with np.errstate(over="ignore"):
+        v = np.maximum(v - v.max(), -2.0)
     u = np.sort(v)[::-1]
     cumulative = u.cumsum() - 1.0
     rho = (u - cumulative / _counts(v.size) > 0).nonzero()[0][-1]
@@ -464,6 +470,7 @@ def gaussian_width(
     confidence = check.probability(confidence, "confidence")
     gen = check.rng(rng)
     check.dense_size(workload.domain_size)
+    check.dense_size(samples * workload.k, "the Gaussian directions (samples x k)")
     rows = max(1, CHUNK_ENTRIES // workload.domain_size)
     g = gen.standard_normal((samples, workload.k))
     h = np.concatenate(

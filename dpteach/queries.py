@@ -225,8 +225,16 @@ class MarginalWorkload(Workload):
         """Number of cells (queries) in each marginal."""
         return np.diff(self._offsets)
 
+    def _marginal_index(self, m: object) -> int:
+        """A marginal's index, ``0 .. len(marginals) - 1`` (no negative indices)."""
+        m = check.integer(m, "m", minimum=0)
+        if m >= len(self.marginals):
+            raise ValueError(f"marginal index m must be in 0..{len(self.marginals) - 1}, got {m}")
+        return m
+
     def marginal_slice(self, m: int) -> slice:
         """The positions of marginal ``m``'s queries in the answer vector."""
+        m = self._marginal_index(m)
         return slice(int(self._offsets[m]), int(self._offsets[m + 1]))
 
     def marginal_tables(self, p: object) -> list[np.ndarray]:
@@ -420,7 +428,22 @@ class MarginalWorkload(Workload):
         return self._scale(p, m, log_factor)
 
     def marginal_query(self, m: int, cell: Sequence[int]) -> np.ndarray:
-        """Dense indicator vector of ``x_S = a`` for marginal ``m`` and cell ``a``."""
+        """Dense indicator vector of ``x_S = a`` for marginal ``m`` and cell ``a`` (one value per
+        attribute of the marginal's set ``S``, each within its attribute's range)."""
+        m = self._marginal_index(m)
+        names = self.marginals[m]
+        sizes = [self.domain.shape[a] for a in self._axes[m]]
+        try:
+            if isinstance(cell, str | bytes):
+                raise TypeError(f"got the string {cell!r}")
+            cell = [check.integer(v, "each value of cell") for v in cell]
+        except TypeError as err:
+            raise TypeError(f"cell must be a sequence of integers, one per attribute of "
+                            f"{names}: {err}") from None  # fmt: skip
+        if len(cell) != len(names) or any(not 0 <= v < n for v, n in zip(cell, sizes)):
+            ranges = ", ".join(f"{name} in 0..{n - 1}" for name, n in zip(names, sizes))
+            raise ValueError(f"cell must give one value per attribute ({ranges}), got {cell}")
+        check.dense_size(self.domain.size)
         indicator = np.ones(self.domain.shape, dtype=float)
         for axis, value in zip(self._axes[m], cell):
             shape = [1] * self.domain.d

@@ -21,8 +21,8 @@ from . import _validate as check
 from . import theory
 from .data import Dataset
 from .mechanisms import exponential
-from .median import MAX_CANDIDATES, small_databases
-from .privacy import PrivacyBudget
+from .median import check_candidates, small_databases
+from .privacy import PrivacyBudget, ZCDPBudget, charge
 from .queries import Workload
 from .results import Result, Round
 
@@ -37,15 +37,17 @@ def _check_inputs(data: Dataset, workload: Workload) -> None:
 
 
 def _check_enumerable(domain_size: int, m: int, k: int) -> int:
-    """Refuse, before any allocation, a candidate set that is too large; return its size."""
-    count = theory.smalldb_candidates(domain_size, m)
-    if count > MAX_CANDIDATES or count * domain_size > check.MAX_DENSE_SIZE:
+    """Refuse, before any allocation (and before any charge), a candidate set that is too large;
+    return its size. Every limit :func:`smalldb` meets later is checked here: the candidate count
+    and matrix (:func:`dpteach.median.check_candidates`, estimated with ``lgamma`` first), the
+    dense limit on ``count x |X|`` and the query matrix."""
+    try:
+        count = check_candidates(domain_size, m)
+        check.dense_size(count * domain_size, "the candidate databases' histograms")
+    except ValueError as err:
         raise ValueError(
-            f"SmallDB would enumerate {count:,} databases of m={m} records over |X|={domain_size} "
-            f"cells ({count * domain_size:,} histogram entries); the limits are "
-            f"{MAX_CANDIDATES:,} databases and {check.MAX_DENSE_SIZE:,} entries. Choose a smaller "
-            "m (a larger alpha) or a smaller universe"
-        )
+            f"SmallDB cannot enumerate its candidates (a larger alpha gives a smaller m): {err}"
+        ) from None
     check.dense_size(k * domain_size, "the query matrix")
     return count
 
@@ -83,7 +85,7 @@ def smalldb(
     alpha: float,
     rng: Seed,
     m: int | None = None,
-    budget: PrivacyBudget | None = None,
+    budget: PrivacyBudget | ZCDPBudget | None = None,
 ) -> Result:
     """SmallDB: a synthetic database of ``m`` records chosen by the exponential mechanism.
 
@@ -111,7 +113,8 @@ def smalldb(
     m
         Size of the candidate databases (default from ``alpha``).
     budget
-        Charged ``epsilon`` after validation and before any candidate is scored.
+        Charged ``epsilon`` (a :class:`~dpteach.privacy.ZCDPBudget`: ``epsilon^2/2``, through
+        :func:`dpteach.privacy.charge`) after every check and before any candidate is scored.
 
     Returns
     -------
@@ -129,8 +132,7 @@ def smalldb(
     alpha, m, count = _prepared(data, workload, alpha, m)
     epsilon = check.positive(epsilon, "epsilon")
     gen = check.rng(rng)
-    if budget is not None:
-        budget.charge(epsilon, label=f"SmallDB (exponential mechanism over {count:,} databases)")
+    charge(budget, epsilon, label=f"SmallDB (exponential mechanism over {count:,} databases)")
     candidates = small_databases(data.domain.size, m)
     true = workload._answer(data.histogram())
     u = scores(candidates, workload.matrix(), true)

@@ -14,6 +14,7 @@ from scipy import special
 
 from . import _validate as check
 from .mechanisms import gaussian_sigma
+from .median import log_multiset_count, multiset_count
 from .privacy import advanced_composition_step
 
 
@@ -627,9 +628,15 @@ def smalldb_size(k: int, alpha: float) -> int:
 
 def smalldb_candidates(domain_size: int, m: int) -> int:
     """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``X`` (multisets),
-    at most ``|X|^m``."""
-    size = check.integer(domain_size, "domain_size", minimum=1)
-    return math.comb(size + check.integer(m, "m", minimum=1) - 1, m)
+    at most ``|X|^m``; refused (``ValueError``, from an ``lgamma`` estimate, instantly) beyond
+    10,000 digits (:func:`dpteach.median.multiset_count`)."""
+    return multiset_count(domain_size, m)
+
+
+def log_smalldb_candidates(domain_size: int, m: int) -> float:
+    """``ln C(|X| + m - 1, m)`` (:func:`dpteach.median.log_multiset_count`): instant for any
+    size, where :func:`smalldb_candidates` refuses counts of more than 10,000 digits."""
+    return log_multiset_count(domain_size, m)
 
 
 def smalldb_max_error(
@@ -642,8 +649,8 @@ def smalldb_max_error(
     (score sensitivity ``1/n``) loses at most ``2 ln(C/beta) / (eps n)`` (Dwork-Roth Thm 3.11).
     """
     k, n, epsilon, beta = _common(k, n, epsilon, beta)
-    count = smalldb_candidates(domain_size, smalldb_size(k, alpha))
-    return alpha + 2 * math.log(count / beta) / (epsilon * n)
+    log_count = log_smalldb_candidates(domain_size, smalldb_size(k, alpha))
+    return alpha + 2 * (log_count - math.log(beta)) / (epsilon * n)
 
 
 def sigma_eps_delta(epsilon: float, delta: float, calibration: str = "analytic") -> float:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import io
+import numbers
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -127,6 +128,9 @@ def baseline_bounds(ax, *, n: int, epsilon: float, delta: float, k_max: int) -> 
     ``beta = 0.05`` bound (:mod:`dpteach.theory`)."""
     from . import theory
 
+    if isinstance(k_max, bool) or not isinstance(k_max, numbers.Integral) or k_max < 1:
+        raise ValueError(f"k_max must be an integer >= 1 (the largest number of queries), got "
+                         f"{k_max!r}")  # fmt: skip
     ks = np.unique(np.geomspace(1, k_max, 60).astype(int))
     curves = [
         (theory.laplace_expected_max_error, r"Laplace, $E[\max] = bH_k$", "sky"),
@@ -156,6 +160,11 @@ def histogram_animation(
     """
     from matplotlib import animation
 
+    if not isinstance(frames, dict) or not frames:
+        raise ValueError(
+            "frames must be a non-empty dict {round t: histogram p_hat_t}, e.g. a result's "
+            f"snapshots; got {type(frames).__name__} {frames!r:.60}"
+        )
     rounds = sorted(frames)
     with mpl.rc_context(STYLE | {"figure.dpi": 70}):
         fig, axes = plt.subplots(1, 2 if potential is not None else 1, figsize=(10, 3.6),
@@ -704,7 +713,12 @@ def check_readouts(fig, readouts: dict[str, object]) -> None:
 
 def _check_grid(grid: dict) -> None:
     for name, values in grid.items():
-        if isinstance(values, (str, bytes)) or len(values) == 0:
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence | np.ndarray):
+            raise ValueError(
+                f"grid {name!r} must be a non-empty sequence of slider values (a list, tuple, "
+                f"range or array), got {type(values).__name__}; write e.g. {name}=[0.1, 1, 10]"
+            )
+        if len(values) == 0:
             raise ValueError(f"grid {name!r} must be a non-empty sequence, got {values!r}")
 
 

@@ -123,6 +123,12 @@ def _live_figure(draw: Callable[..., None], controls: dict, first: bytes | None 
 
     if not controls:
         raise ValueError("controls must name at least one widget")
+    for name, control in controls.items():
+        if not isinstance(control, widgets.ValueWidget):
+            raise TypeError(
+                f"control {name!r} must be an ipywidgets value widget (e.g. "
+                f"widgets.FloatSlider(...)), got {type(control).__name__} {control!r:.40}"
+            )
     out = widgets.Output()
     renderer = FrameRenderer(dpi=LIVE_DPI)
 

@@ -233,7 +233,9 @@ CASES = [
     ("budget a dict", lambda: lap(budget={"epsilon": 1}), raises(TypeError, "budget")),
     ("budget a float", lambda: lap(budget=1.0), raises(TypeError, "budget")),
     ("mwem budget a float", lambda: run_mwem(budget=1.0), raises(TypeError, "budget")),
-    ("IC budget a zCDP budget", lambda: run_ic(budget=dp.ZCDPBudget(10)), raises(TypeError, "budget")),
+    # a ZCDPBudget is charged eps0^2/2 per step since issue 26 (test_budget_charges.py)
+    ("IC budget a zCDP budget", lambda: run_ic(budget=dp.ZCDPBudget(10)), ok(lambda r: r.trace)),
+    ("IC budget a string", lambda: run_ic(budget="abc"), raises(TypeError, "budget")),
     ("budget numpy epsilon", lambda: dp.PrivacyBudget(np.float64(1.0)).epsilon, ok(lambda r: r == 1.0)),
     ("budget overflow of spent", lambda: _overspend_huge(), raises(dp.BudgetExceededError, "nothing was released")),
     ("budget can_afford nan", lambda: dp.PrivacyBudget(1).can_afford(math.nan), raises(ValueError, "epsilon")),
