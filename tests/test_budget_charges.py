@@ -32,6 +32,7 @@ import dpteach as dp
 from dpteach import (
     _noise,
     baselines,
+    erm,
     growing,
     iterative,
     median,
@@ -95,6 +96,19 @@ def _sparse(cls, **kw):
 def _guess_and_check(budget, rng):
     pgc = median.PrivateGuessAndCheck(COUNTS, eta=0.2, m=2, epsilon=1.0, rng=rng, budget=budget)
     return pgc, [pgc.ask(QUERY, g) for g in (0.1, 0.7)]
+
+
+def _median_mechanism(budget, rng):
+    candidates = np.eye(4)[[0, 1, 2, 3, 3]].mean(axis=0, keepdims=True).repeat(2, axis=0)
+    candidates[1] = [0.4, 0.1, 0.1, 0.4]
+    pmm = median.PrivateMedianMechanism(COUNTS, candidates=candidates, eta=0.2, m=2,
+                                        epsilon=1.0, rng=rng, budget=budget)  # fmt: skip
+    return pmm, [pmm.answer(q) for q in (QUERY, 1 - QUERY)]
+
+
+#: Features of norm at most 1 and labels for the ERM black box.
+ERM_X = np.array([[0.6, 0.8], [1.0, 0.0], [0.0, 1.0], [0.6, -0.8]])
+ERM_Y = np.array([1.0, -1.0, 1.0, -1.0])
 
 
 def _online_pmw(budget, rng):
@@ -202,6 +216,29 @@ CASES: dict[str, Case] = {
     "baselines.laplace_histogram_answers": Case(
         lambda b, g: baselines.laplace_histogram_answers(DATA, Q, epsilon=0.9, rng=g, budget=b),
         pure=lambda _: [0.9],
+    ),
+    "baselines.gaussian_histogram_answers": Case(
+        lambda b, g: baselines.gaussian_histogram_answers(
+            DATA, Q, epsilon=0.9, delta=1e-6, rng=g, budget=b
+        ),  # fmt: skip
+        approx=(0.9, 1e-6),
+        rho=lambda _: _gaussian_rho(math.sqrt(2) / DATA.n, 0.9, 1e-6, DOM.size),
+    ),
+    "baselines.laplace_marginal_answers": Case(
+        lambda b, g: baselines.laplace_marginal_answers(DATA, Q, epsilon=0.9, rng=g, budget=b),
+        pure=lambda _: [0.9],
+    ),
+    "baselines.gaussian_marginal_answers": Case(
+        lambda b, g: baselines.gaussian_marginal_answers(
+            DATA, Q, epsilon=0.9, delta=1e-6, rng=g, budget=b
+        ),  # fmt: skip
+        approx=(0.9, 1e-6),
+        rho=lambda _: _gaussian_rho(math.sqrt(2 * len(Q.marginals)) / DATA.n, 0.9, 1e-6, K),
+    ),
+    "median.PrivateMedianMechanism": Case(_median_mechanism, pure=lambda _: [1.0]),
+    "erm.output_perturbation": Case(
+        lambda b, g: erm.output_perturbation(ERM_X, ERM_Y, lam=0.5, epsilon=0.7, rng=g, budget=b),
+        pure=lambda _: [0.7],
     ),
 }
 
