@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import special
+from scipy import optimize, special
 
 import dpteach as dp
 from dpteach import growing, streams, theory
@@ -142,6 +142,32 @@ def test_design_numbers_for_the_zcdp_schedule():
     zcdp = growing.scheduler_epsilons([0], epsilon=1.0, gamma=0.5, schedule="zcdp", delta=1e-6)[0]
     pure = growing.scheduler_epsilons([0], epsilon=1.0, gamma=0.5)[0]
     assert round(zcdp, 3) == 0.108 and round(pure, 3) == 0.333
+
+
+def test_sqrt_schedules_differ_by_one_factor_and_zcdp_wins_only_for_small_gamma():
+    # chapter 05: the pure "sqrt" and the zCDP schedules both put eps_i ∝ (1+gamma)^(-i/2), so their
+    # ratio is the same in every epoch; it is eps (1 - (1+gamma)^(-1/2)) / sqrt(2 rho gamma/(1+gamma)),
+    # about sqrt(gamma / (8 rho)) for small gamma: zCDP gives more per run only below a crossover
+    rho = dp.privacy.approx_dp_to_zcdp(1.0, 1e-6)
+
+    def ratio(gamma, idx=(0, 1, 5, 20)):
+        kw = dict(epsilon=1.0, gamma=gamma, delta=1e-6)
+        r = growing.scheduler_epsilons(idx, schedule="sqrt", **kw) / growing.scheduler_epsilons(
+            idx, schedule="zcdp", **kw
+        )
+        assert np.allclose(r, r[0], rtol=1e-12)
+        return r[0]
+
+    closed_form = -math.expm1(-math.log1p(0.5) / 2) / math.sqrt(2 * rho * 0.5 / 1.5)
+    assert ratio(0.5) == pytest.approx(closed_form, rel=1e-12)
+    assert round(ratio(0.5), 2) == 1.70
+    gammas = np.geomspace(1e-4, 10, 200)
+    above = np.array([ratio(g) > 1 for g in gammas])
+    first = np.argmax(above)  # one crossing: below it zCDP gives more, above it pure sqrt does
+    assert 0 < first and not above[:first].any() and above[first:].all()
+    crossing = optimize.brentq(lambda g: ratio(g) - 1, gammas[first - 1], gammas[first])
+    assert 0.1495 < crossing < 0.1505  # the chapter prints 0.150
+    assert ratio(1e-4) == pytest.approx(math.sqrt(1e-4 / (8 * rho)), rel=0.01)
 
 
 def test_betas_sum_to_beta():
@@ -438,6 +464,37 @@ def test_without_the_uniform_update_lemma_15_fails():
     phi = [a.potential for a in arrivals]
     rises = np.diff(phi) - [theory.pmwg_potential_increase(4, e.time - 1) for e in arrivals[1:]]
     assert np.max(rises) > 0 and max(phi) > math.log(4)
+
+
+def test_uniform_update_caps_relearning_after_growth_into_a_neglected_cell():
+    # chapter 05's failure mode: PMW learns a database whose attributes are rarely 1 (its histogram
+    # stays a product, so the all-ones cell gets almost no mass); all new entries land there. Without
+    # the uniform update the potential exceeds ln|X| and relearning takes far more hard queries than a
+    # fresh start; with it, the potential stays below ln|X| (Lemma 15) and relearning costs no more.
+    d, n0 = 6, 4000
+    cube = dp.Domain.binary(d)
+    marginals = dp.MarginalWorkload.all_kway(cube, 1)
+    rare = dp.Dataset((np.random.default_rng(0).random((n0, d)) < 0.02).astype(int), cube)
+    make = dict(epsilon=1e4, alpha=0.1, rng=1, scale=0.0125)
+    probe = growing.PMWG(streams.DatabaseStream(rare.records, cube, n0=n0), **make)
+    growing.ask_over_time(probe, probe.stream, marginals, [n0] * 12)
+    grown = streams.adversarial_stream(rare, horizon=8 * n0, rng=2, learned=probe.p_hat)
+    phi, hard = {}, {}
+    for update in (True, False):
+        m = growing.PMWG(grown, uniform_update=update, **make)
+        growing.ask_over_time(m, grown, marginals, [n0] * 12)
+        assert np.array_equal(m.p_hat, probe.p_hat)  # the same run up to n0
+        m.advance(8 * n0)
+        phi[update] = m.potential()
+        hard[update] = int(growing.ask_over_time(m, grown, marginals, [8 * n0] * 40).hard.sum())
+    fresh_stream = streams.DatabaseStream(grown.records, cube, n0=8 * n0)
+    fresh = growing.PMWG(fresh_stream, **make)
+    hard["fresh"] = int(
+        growing.ask_over_time(fresh, fresh_stream, marginals, [8 * n0] * 40).hard.sum()
+    )
+    assert phi[False] > math.log(cube.size) >= phi[True]
+    assert hard[False] > 1.3 * max(hard[True], hard["fresh"])
+    assert hard[True] <= 1.1 * hard["fresh"]
 
 
 def test_hard_queries_cost_like_one_over_t():
