@@ -86,7 +86,7 @@ def subplots(ncols: int = 1, nrows: int = 1, **kwargs):
     """
     with mpl.rc_context(STYLE):
         width, height = STYLE["figure.figsize"]
-        kwargs.setdefault("figsize", (width if ncols == 1 else PAGE_WIDTH_IN, height))
+        kwargs.setdefault("figsize", (width * 0.85 if ncols == 1 else PAGE_WIDTH_IN, height))
         renderer = _RENDERER.get()
         if renderer is not None:
             return renderer._subplots(nrows, ncols, **kwargs)

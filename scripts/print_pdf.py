@@ -289,7 +289,7 @@ def _join(contents: Path, parts: list[Part], url: str, out: Path) -> dict:
     finally:
         for source in sources:
             source.close()
-    return {"pages": len(book.pages), "outline": len(parts), **counts}
+    return {"pages": len(book.pages), "contents": len(sources[0].pages), **counts}
 
 
 def _resolve_links(book, spans, targets, url: str) -> dict:
