@@ -46,6 +46,7 @@ LOCAL = ("http://127.0.0.1", "data:", "blob:", "about:")
 MARGIN = {"top": "15mm", "bottom": "18mm", "left": "12mm", "right": "12mm"}
 # The pages are laid out (and measured, below) at the width they are printed at: A4 less margins.
 PRINT_WIDTH_PX = round((210 - 12 - 12) / 25.4 * 96)
+PRINT_HEIGHT_PX = round((297 - 15 - 18) / 25.4 * 96)
 # Resolves once MathJax (if the page loads it) has typeset everything.
 WAIT_FOR_MATH = """async () => {
   const mj = window.MathJax;
@@ -104,10 +105,17 @@ MARK_DESTINATIONS = """() => {
 }"""
 
 
-# In the print layout: a display equation wider than the page is scaled down to fit (MathJax 3
-# does not break lines); then every box whose content is still wider than the box, and so would
-# be cut at its edge, is reported (code and output wrap by dpteach.css's print style).
-FIT_FOR_PRINT = """() => {
+# In the print layout: a box the print style keeps on one page but which is taller than a page
+# may break anywhere inside (else Chromium leaves its empty frame on the page before); a display
+# equation wider than the page is scaled down to fit (MathJax 3 does not break lines). Then every
+# box whose content is still wider than the box, and so would be cut at its edge, is reported.
+FIT_FOR_PRINT = """(pageHeight) => {
+  const kept = 'div.cell_input, div.cell_output div.output, div.math, figure, table';
+  for (const box of document.querySelectorAll(kept)) {  // taller than a page: it must break
+    if (box.getBoundingClientRect().height > 0.95 * pageHeight) {
+      for (const el of [box, ...box.querySelectorAll("*")]) el.style.breakInside = "auto";
+    }
+  }
   for (const math of document.querySelectorAll('mjx-container[display="true"]')) {
     const room = math.parentElement.clientWidth, need = math.scrollWidth;
     if (need > room) math.style.fontSize = `${Math.floor(100 * room / need) - 1}%`;
@@ -203,7 +211,7 @@ def _print_page(page, url: str, name: str, tmp: Path, info: dict) -> Part:
     )
     marks = page.evaluate(MARK_DESTINATIONS)
     page.emulate_media(media="print")
-    info["cut"] += [(name, text) for text in page.evaluate(FIT_FOR_PRINT)]
+    info["cut"] += [(name, text) for text in page.evaluate(FIT_FOR_PRINT, PRINT_HEIGHT_PX)]
     path = tmp / f"{name.replace('/', '_')}.pdf"
     page.pdf(path=str(path), format="A4", print_background=True, margin=MARGIN)
     return Part(name, path, marks["title"], [tuple(s) for s in marks["sections"]])

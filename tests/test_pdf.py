@@ -5,10 +5,11 @@
 * an outline (bookmarks) with every page of the book, a table of contents on page 1, and a
   page number at the foot of every page;
 * no text runs beyond the right margin (code and output wrap; ``pdftotext -bbox`` gives every
-  word's box).
+  word's box), and no page ends in an empty code box (its cell moved to the next page).
 
 The whole book is printed once for the module (about a minute and a half), with the website and
-the Chromium of ``tests/test_browser.py``. Needs qpdf's pikepdf, and poppler's ``pdftotext``.
+the Chromium of ``tests/test_browser.py``. Needs pikepdf, and poppler's ``pdftotext`` and
+``pdftoppm``.
 """
 
 from __future__ import annotations
@@ -99,6 +100,29 @@ def test_no_text_beyond_the_right_margin(book):
             if float(m.group(1)) > width - RIGHT_MARGIN_PT + 2:  # 2 pt: a glyph's side bearing
                 beyond.append((number, m.group(2)))
     assert beyond == [], f"{len(beyond)} words beyond the right margin (page, word): {beyond[:8]}"
+
+
+def test_no_page_ends_in_an_empty_code_box(book, tmp_path):
+    """A cell moved whole to the next page leaves nothing behind: no page's last block is a
+    shaded box (code, output) a centimetre or more high with no ink in it."""
+    import numpy as np
+    from PIL import Image
+
+    path, info = book
+    subprocess.run(["pdftoppm", "-gray", "-r", "40", str(path), str(tmp_path / "p")], check=True)
+    empty = []
+    for number, image in enumerate(sorted(tmp_path.glob("p-*.pgm")), start=1):
+        grey = np.asarray(Image.open(image)).astype(int)
+        body = grey[: grey.shape[0] * (297 - 18) // 297, 40:-40]  # above the foot's margin
+        inked = np.flatnonzero((body < 250).any(axis=1))
+        if not len(inked):
+            continue
+        top = last = inked[-1]
+        while top > 0 and 200 < np.median(body[top]) < 250:  # a shaded row of the box
+            top -= 1
+        if last - top >= 16 and not (body[top + 1 : last + 1] < 120).any():  # 16 rows: 1 cm
+            empty.append(number)
+    assert len(empty) == 0 and number == info["pages"], f"pages ending in an empty box: {empty}"
 
 
 def _text(path, page: int | None = None) -> str:

@@ -219,14 +219,15 @@ def test_the_detectors_catch_raw_tex_a_wide_page_and_a_shrunk_figure(
     site = _site_folder()
     width_in = 12 if broken else 3  # 1200 px or 300 px, shown at 300 px
     html = CRAFTED.replace("FIGURE", _figure_data_url(width_in)) % (BROKEN if broken else "")
-    (site / "_crafted_test_page.html").write_text(html)
+    crafted = site / f"_crafted_test_page_{broken}.html"  # a name of its own: no cached copy
+    crafted.write_text(html)
     try:
-        pg = _open(phone, site_url + "_crafted_test_page.html")
+        pg = _open(phone, site_url + crafted.name)
         assert pg.locator("mjx-container").count() >= 2, "MathJax did not typeset the page"
         faults = _faults(pg, site)
         pg.close()
     finally:
-        (site / "_crafted_test_page.html").unlink()
+        crafted.unlink()
     if broken:
         tex = " ".join(faults["tex"])
         assert "\\gamma" in tex and "\\(x^{2" in tex and "\\undefinedcommand" in tex, faults
