@@ -392,6 +392,9 @@ def main(argv: list[str]) -> None:
     print(f"print_pdf: {args.out} ({args.out.stat().st_size / 1e6:.1f} MB, {info['pages']} pages "
           f"from {info['chapters']} web pages, {info['formulas']} formulas, {info['images']} "
           f"figures) in {time.perf_counter() - start:.0f} s")  # fmt: skip
+    print(f"print_pdf: {info['contents']} page(s) of contents; links: {info['internal']} inside "
+          f"the book, {info['site']} to DPTEACH_SITE_URL, {info['external']} elsewhere, "
+          f"{info['dropped']} dropped (to no page of the book, no site address set)")  # fmt: skip
     if info["cut"]:
         print(f"print_pdf: cut at the right edge (page, text): {info['cut']}", file=sys.stderr)
     if info["blocked"]:
