@@ -40,6 +40,16 @@ PALETTE = {
 }
 COLORS = list(PALETTE.values())
 
+#: The smallest text in the book's figures, in points (legends beside dense plots, the tick labels
+#: of long histograms; no figure code asks for less). ``tests/test_site_render.py`` checks that
+#: every figure on the website shows it at 9 px or more.
+SMALLEST_FONT_PT = 7
+
+#: The widest figure, in inches: at the style's 100 dpi it is shown at (almost) its natural size in
+#: the website's text column (about 690 px in a 1200 px window), so a figure of several panels is
+#: drawn at the size it is shown, not shrunk to two thirds (at a phone's width it scrolls).
+PAGE_WIDTH_IN = 7.0
+
 STYLE = {
     "axes.prop_cycle": mpl.cycler(color=COLORS),
     "axes.spines.top": False,
@@ -79,7 +89,7 @@ def subplots(ncols: int = 1, nrows: int = 1, **kwargs):
     """
     with mpl.rc_context(STYLE):
         width, height = STYLE["figure.figsize"]
-        kwargs.setdefault("figsize", (width * min(ncols, 2) * 0.85 + 1.2 * (ncols > 2), height))
+        kwargs.setdefault("figsize", (width * 0.85 if ncols == 1 else PAGE_WIDTH_IN, height))
         renderer = _RENDERER.get()
         if renderer is not None:
             return renderer._subplots(nrows, ncols, **kwargs)
@@ -166,8 +176,8 @@ def histogram_animation(
             f"snapshots; got {type(frames).__name__} {frames!r:.60}"
         )
     rounds = sorted(frames)
-    with mpl.rc_context(STYLE | {"figure.dpi": 70}):
-        fig, axes = plt.subplots(1, 2 if potential is not None else 1, figsize=(10, 3.6),
+    with mpl.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2 if potential is not None else 1, figsize=(PAGE_WIDTH_IN, 3),
                                  layout="constrained", squeeze=False)  # fmt: skip
         ax = axes[0, 0]
         x = np.arange(len(p))
