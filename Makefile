@@ -1,6 +1,6 @@
 # dpteach: `make test` and `make book` (or `make lab`) do the whole set-up on first use.
 # System packages (Debian; .ci/run installs them): make, python3-venv, npm (the website's
-# JavaScript), chromium (browser tests, `make pdf`), qpdf (`make pdf` joins the printed pages).
+# JavaScript), chromium (browser tests, `make pdf`), poppler-utils (the PDF test's pdftotext).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -47,7 +47,7 @@ lint: $(VENV)/.test-installed
 book: $(VENV)/.book-installed
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/build_book.sh
 
-## pdf: the whole book as one PDF, _build/dpteach.pdf (offline: Chromium prints each page, qpdf joins)
+## pdf: the whole book as one PDF, _build/dpteach.pdf (offline: Chromium prints each page, pikepdf joins)
 pdf: book $(VENV)/.pdf-installed
 	$(BIN)/python scripts/print_pdf.py
 

@@ -376,8 +376,6 @@ def test_precomputed_sliders_swap_the_figure_without_a_kernel(page, demo_url):
 
 def test_pdf_printing_renders_math_and_figures_offline(browser, site_url, tmp_path):
     """``make pdf``'s printer on two pages (the whole book takes about a minute)."""
-    if shutil.which("qpdf") is None:
-        pytest.skip("qpdf is not installed (apt-get install qpdf); make pdf needs it")
     out = tmp_path / "book.pdf"
     pages = ["notebooks/intro", "notebooks/00_query_release"]
     info = print_pdf.print_book(out, pages=pages, browser=browser)
