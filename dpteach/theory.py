@@ -867,6 +867,24 @@ def marginal_gaussian_errors(
     return sigma * math.sqrt(2 / math.pi), _max_abs_gaussian(sigma, k)
 
 
+def marginal_max_error(
+    k: int, tables: int, n: int, epsilon: float, delta: float = 0.0, beta: float = 0.05
+) -> float:
+    """Max error over the ``k`` cells of ``T = tables`` marginal tables released at their true
+    sensitivity, w.p. ``>= 1 - beta``: the structured baselines' form of
+    :func:`laplace_max_error` (``delta = 0``, :func:`dpteach.baselines.laplace_marginal_answers`:
+    ``(2T/(n eps)) ln(k/beta)``, a union bound, Dwork-Roth Thm 3.8) and of
+    :func:`gaussian_max_error` (``delta > 0``, :func:`dpteach.baselines.gaussian_marginal_answers`:
+    ``sigma sqrt(2 ln(2k/beta))``, ``sigma`` at L2 sensitivity ``sqrt(2T)/n``). The naive
+    baselines' sensitivities ``k/n`` and ``sqrt(k)/n`` become ``2T/n`` and ``sqrt(2T)/n``."""
+    k, n, epsilon, beta = _common(k, n, epsilon, beta)
+    tables = check.integer(tables, "tables", minimum=1)
+    if check.delta(delta) == 0:
+        return 2 * tables / (n * epsilon) * (math.log(k) - math.log(beta))
+    sigma = gaussian_sigma(math.sqrt(2 * tables) / n, epsilon, delta)
+    return sigma * math.sqrt(2 * math.log(2 * k / beta))
+
+
 def histogram_rms_error(cells: object, n: int, epsilon: float, delta: float = 0.0) -> np.ndarray:
     """Root-mean-square error of a query that sums ``cells`` cells of the noisy histogram
     (:func:`dpteach.baselines.laplace_histogram_answers`, ``delta = 0``:

@@ -366,3 +366,30 @@ def test_structured_baselines_pass_their_audit_and_an_overspend_is_caught(name):
     broken = _audit_sampler(make(overspend), workload, gaussian)
     caught = audit(broken, AUDIT_D, AUDIT_D_PRIME, epsilon=1.0, delta=delta, samples=2_000, rng=3)
     assert caught.flagged, caught
+
+
+def test_marginal_max_error_is_the_naive_bound_at_the_tables_sensitivity():
+    """With 2T = k tables the structured bound is the naive one (same sensitivity), and the
+    Laplace tables' max error exceeds it in at most a fraction beta of releases (plus 4 s.e.),
+    while a bound 30 % lower is exceeded far more often."""
+    n, eps, delta, k, tables = 500, 1.0, 1e-6, TWO_WAY4.k, 6
+    assert theory.marginal_max_error(k, k // 2, n, eps) == pytest.approx(
+        theory.laplace_max_error(k, n, eps)
+    )
+    assert theory.marginal_max_error(k, k // 2, n, eps, delta) == pytest.approx(
+        theory.gaussian_max_error(k, n, eps, delta)
+    )
+    bound = theory.marginal_max_error(k, tables, n, eps)
+    assert bound == pytest.approx(2 * tables / (n * eps) * math.log(k / 0.05))
+    true, runs = TWO_WAY4.answer(DATA4), 2_000
+    gen = np.random.default_rng(5)
+    worst = np.array([
+        np.abs(baselines.laplace_marginal_answers(DATA4, TWO_WAY4, epsilon=eps, rng=gen)
+               - true).max()
+        for _ in range(runs)
+    ])  # fmt: skip
+    exact = 1 - (1 - 0.05 / k) ** k  # the chance for continuous Laplace noise, just under beta
+    assert np.mean(worst > bound) <= exact + 4 * math.sqrt(exact / runs)
+    assert np.mean(worst > 0.7 * bound) > 3 * exact
+    with pytest.raises(ValueError, match="tables"):
+        theory.marginal_max_error(k, 0, n, eps)
