@@ -298,6 +298,45 @@ def test_iterative_samplers_run_on_the_count_pair():
         assert out.shape == (20,) and np.issubdtype(out.dtype, np.integer)
 
 
+def test_on_the_one_record_pair_alpha_decides_whether_epsilon_governs_private_mw():
+    """Appendix A's power rows. The record's error is 1/2. At alpha = 0.9 private MW updates only
+    when noise pushes the gap past 2 alpha = 1.8, so at eps = 100 it never updates (p_hat(0) =
+    1/2 on both inputs: a larger epsilon leaks less, and the power search's monotonicity fails).
+    At alpha = 0.2 (2 alpha = 0.4 < 1/2) the updates follow the record: p_hat(0) ends above 1/2
+    far more often when the record is 0 (Fisher's exact test; the same test finds nothing in the
+    all-1/2 outputs at alpha = 0.9)."""
+    from scipy import stats
+
+    def above_half(alpha, x, seed):
+        out = audit_power.private_mw_sampler(100.0, alpha=alpha)(
+            x, np.random.default_rng(seed), 300
+        )
+        return int(np.sum(out > 50)), int(np.sum(out != 50))
+
+    def differ(alpha):
+        (a, moved_a), (b, moved_b) = above_half(alpha, 0.0, 1), above_half(alpha, 1.0, 2)
+        table = [[a, 300 - a], [b, 300 - b]]
+        return stats.fisher_exact(table, alternative="greater").pvalue, moved_a + moved_b
+
+    p_loose, moved = differ(0.9)
+    assert moved == 0 and p_loose == 1.0
+    p_tight, moved = differ(0.2)
+    assert moved > 0 and p_tight < 1e-6
+
+
+def test_online_pmw_on_the_one_record_pair_leaks_only_through_its_answer():
+    """Appendix A: at alpha = 0.45 online PMW's sparse-vector test sees the error 1/2 on both
+    inputs, so with the same seed the runs whose first query is hard (then it halts: the second
+    answer is None, code digit 100) are the same on both inputs; only the Laplace answers
+    (eps/2) differ, which is why the pair leaks at most half of epsilon."""
+    sampler = audit_power.online_pmw_sampler(1.0, alpha=0.45)
+    a, b = (sampler(x, np.random.default_rng(5), 300) for x in (0.0, 1.0))
+    first_hard = a % 101 == 100
+    assert 0 < first_hard.sum() < 300
+    assert np.array_equal(first_hard, b % 101 == 100)
+    assert not np.array_equal(a[first_hard], b[first_hard])  # the answers do see the record
+
+
 # --- exact loss of the sparse-vector variants ---------------------------------------------------
 
 
