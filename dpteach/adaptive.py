@@ -191,27 +191,6 @@ def overfitting_errors(
     return float(t.errors(counts / n)[-1]), float(t.errors(P)[-1])
 
 
-def overfitting_curves(
-    mechanisms: dict, *, ds: Iterable[int], n: int, domain_size: int, seeds: int
-) -> dict[str, np.ndarray]:
-    """:func:`overfitting_errors` for every mechanism (name -> ``make_mechanism``), every ``d`` in
-    ``ds`` and seeds ``0..seeds-1``: arrays of shape ``(len(ds), seeds, 2)`` (sample error,
-    population error)."""
-    seeds = check.integer(seeds, "seeds", minimum=1)
-    return {
-        name: np.array(
-            [
-                [
-                    overfitting_errors(make, d=d, n=n, domain_size=domain_size, rng=s)
-                    for s in range(seeds)
-                ]
-                for d in ds
-            ]
-        )  # fmt: skip
-        for name, make in mechanisms.items()
-    }
-
-
 @dataclass(frozen=True)
 class AttackRun:
     """One run of :func:`overfitting_attack`: the transcript, the sample's counts, the population
@@ -238,10 +217,11 @@ class AttackRun:
 def overfitting_runs(
     mechanisms: dict, *, ds: Iterable[int], n: int, domain_size: int, seeds: int
 ) -> dict[str, list[list[AttackRun]]]:
-    """Like :func:`overfitting_curves`, but keeping every run (:class:`AttackRun`):
-    ``runs[name][j][s]`` for ``ds[j]`` and seed ``s``. The population and sample of seed ``s``
-    are those of :func:`overfitting_errors`. Raises ``RuntimeError`` if a mechanism halts before
-    the final query."""
+    """:func:`overfitting_attack` for every mechanism (name -> ``make_mechanism(counts, P,
+    rng)``), every ``d`` in ``ds`` and seeds ``0..seeds-1``, keeping every run
+    (:class:`AttackRun`): ``runs[name][j][s]`` for ``ds[j]`` and seed ``s``. The population and
+    sample of seed ``s`` are those of :func:`overfitting_errors`. Raises ``RuntimeError`` if a
+    mechanism halts before the final query."""
     seeds = check.integer(seeds, "seeds", minimum=1)
     n = check.integer(n, "n", minimum=1)
     out: dict[str, list[list[AttackRun]]] = {}
@@ -300,20 +280,29 @@ def plot_errors(ax, transcript: Transcript, sample: object, population: object, 
     ax.legend(fontsize=8)
 
 
-def median_run_figure(eta: float, n: int, k: int) -> None:
-    """The chapter's widget: the median mechanism on 4 cells (all 12,341 databases of 40 records),
-    ``k`` random counting queries (seed 8: the first queries are the same for every ``k`` and
-    ``n``), a sample of ``n`` from ``P = (0.4, 0.3, 0.2, 0.1)`` (seed 7). A pure function of its
-    arguments; draws the candidate set and the errors."""
-    from . import viz
+def median_run(eta: float, n: int, k: int):
+    """The run behind the chapter's widget: the median mechanism on 4 cells (all 12,341 databases
+    of 40 records), ``k`` random counting queries (seed 8: the first queries are the same for every
+    ``k`` and ``n``), a sample of ``n`` from ``P = (0.4, 0.3, 0.2, 0.1)`` (seed 7). Returns
+    ``(mechanism, transcript, counts, P)``; the transcript stops where GuessAndCheck halted."""
     from .median import MedianMechanism, small_databases
 
     P = np.array([0.4, 0.3, 0.2, 0.1])
     h = np.random.default_rng(7).multinomial(check.integer(n, "n", minimum=1), P)
     Q = (np.random.default_rng(8).random((check.integer(k, "k", minimum=1), 4)) < 0.5).astype(float)
     mech = MedianMechanism(h, candidates=small_databases(4, 40), eta=eta)
-    t = interact(mech, fixed_queries(Q))
+    return mech, interact(mech, fixed_queries(Q)), h, P
+
+
+def median_run_figure(eta: float, n: int, k: int) -> None:
+    """The chapter's widget: :func:`median_run` drawn, a pure function of its arguments: the
+    candidate set and the errors; the title says after which query GuessAndCheck halted (after
+    ``m`` wrong guesses; later queries go unanswered), if it did."""
+    from . import viz
+
+    mech, t, h, P = median_run(eta, n, k)
     _, (left, right) = viz.subplots(ncols=2)
     plot_survivors(left, mech)
-    left.set_title(f"{sum(mech.wrong)} wrong guesses, m = {mech.m}")
+    halted = f"; halted after query {len(t.answers)} of {k}" if mech.checker.halted else ""
+    left.set_title(f"{sum(mech.wrong)} wrong guesses, m = {mech.m}{halted}", fontsize=9)
     plot_errors(right, t, h, P, eta)

@@ -124,3 +124,15 @@ def test_private_median_failure_bound_grows_with_m_and_k_and_shrinks_with_n():
     assert f(10**6, 40, 18, 0.025, 1.0) < f(10**6, 40, 36, 0.025, 1.0)
     with pytest.raises(ValueError, match="eta"):
         f(10**6, 40, 18, 0.0, 1.0)
+
+
+def test_widget_run_halts_at_small_eta_and_not_at_the_default():
+    """The chapter's prose on the widget: at eta = 0.01 (k = 200) the 40-record candidates have no
+    S* near the sample, wrong guesses keep all candidates, and GuessAndCheck halts after m wrong
+    guesses, leaving later queries unanswered; at the default position it never halts."""
+    for n in (100, 2_000):
+        mech, t, _, _ = adaptive.median_run(0.01, n, 200)
+        assert mech.checker.halted and sum(mech.wrong) == mech.m and len(t.answers) < 200
+        assert mech.kept_all
+    mech, t, _, _ = adaptive.median_run(0.05, 2_000, 60)
+    assert not mech.checker.halted and len(t.answers) == 60
