@@ -25,7 +25,6 @@ reconstruction (see :mod:`dpteach.theory`, "Growing databases", and notebook 05)
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -322,7 +321,7 @@ def _spent(budget: PrivacyBudget | ZCDPBudget) -> float:
 def _affordable(budget: PrivacyBudget | ZCDPBudget, runs: list, rhos=None) -> list:
     """The leading ``runs`` (``(t, epsilon, beta, label)``) that ``budget`` can pay in turn,
     found on a copy (the budget itself is not touched): a decision on public information only."""
-    trial = copy.deepcopy(budget)
+    trial = budget.trial()
     for j, (_, eps, _, label) in enumerate(runs):
         rho = None if rhos is None else rhos[j]
         if not can_afford(trial, eps, rho=rho):
@@ -751,7 +750,7 @@ class PMWG:
 
     def _can_afford(self, *epsilons: float) -> bool:
         """Whether the budget can pay these pure steps in turn (on a copy; public information)."""
-        trial = copy.deepcopy(self.budget)
+        trial = self.budget.trial()
         for eps in epsilons:
             if not can_afford(trial, eps):
                 return False

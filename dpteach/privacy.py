@@ -34,6 +34,7 @@ cannot be charged to one; nothing is ever converted the other way silently (use
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from collections.abc import Iterable, Sequence
@@ -264,6 +265,12 @@ class PrivacyBudget:
     def remaining_delta(self) -> float:
         return max(self.delta - self.spent_delta, 0.0)
 
+    def trial(self) -> PrivacyBudget:
+        """A copy with the same limits and spending to try charges on (this one is untouched)."""
+        other = copy.copy(self)
+        other.ledger = list(self.ledger)  # its entries are immutable: a shallow copy suffices
+        return other
+
     def can_afford(self, epsilon: float, delta: float = 0.0) -> bool:
         """Whether :meth:`charge` with these arguments would succeed."""
         epsilon = check.nonnegative(epsilon, "epsilon")
@@ -311,6 +318,12 @@ class ZCDPBudget:
     @property
     def remaining(self) -> float:
         return max(self.rho - self.spent, 0.0)
+
+    def trial(self) -> ZCDPBudget:
+        """A copy with the same limits and spending to try charges on (this one is untouched)."""
+        other = copy.copy(self)
+        other.ledger = list(self.ledger)
+        return other
 
     def can_afford(self, rho: float) -> bool:
         return self.spent + check.nonnegative(rho, "rho") <= self.rho * (1 + _SLACK)

@@ -473,3 +473,18 @@ def test_every_charge_goes_through_privacy_charge():
             if re.search(r"\.(charge|charge_pure|can_afford)\(", line):
                 offenders.append(f"{path.name}:{number}: {line.strip()}")
     assert offenders == []
+
+
+@pytest.mark.parametrize("make", [lambda: dp.PrivacyBudget(1.0), lambda: dp.ZCDPBudget(1.0)])
+def test_a_trial_budget_is_charged_without_touching_the_budget(make):
+    """What the schedulers and PMWG try charges on (a shallow copy: cheap at every query)."""
+    budget = make()
+    charge = privacy.charge
+    charge(budget, 0.5, label="first")
+    trial = budget.trial()
+    charge(trial, 0.5, label="tried")
+    assert len(budget.ledger) == 1 and len(trial.ledger) == 2
+    assert trial.ledger[0] is budget.ledger[0]
+    with pytest.raises(dp.BudgetExceededError):
+        charge(trial, 1.0, label="too much")
+    assert len(budget.ledger) == 1
