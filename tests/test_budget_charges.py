@@ -486,5 +486,5 @@ def test_a_trial_budget_is_charged_without_touching_the_budget(make):
     assert len(budget.ledger) == 1 and len(trial.ledger) == 2
     assert trial.ledger[0] is budget.ledger[0]
     with pytest.raises(dp.BudgetExceededError):
-        charge(trial, 1.0, label="too much")
+        charge(trial, 2.0, label="too much")
     assert len(budget.ledger) == 1
