@@ -24,8 +24,9 @@ $(VENV)/.%-installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
-# One worker per core; a notebook's cells (and a test module's fixtures) stay on one worker.
-XDIST  := -n auto --dist loadscope
+# One worker per core; a notebook's cells (and a test module's fixtures) stay on one worker;
+# the longest modules first (tests/conftest.py).
+XDIST  := -n auto --dist loadscope --no-loadscope-reorder
 
 ## test: every test (unit, statistical, audits, notebooks with nbval), then the notebooks again
 ## under another BLAS kernel with every slider position drawn (scripts/other_blas_kernel.py)
