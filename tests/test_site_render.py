@@ -159,6 +159,8 @@ def test_page_renders_its_math_and_fits_a_phone(site_url, phone, desktop, name):
     pg.close()
     pg = _open(phone, url)
     narrow = _faults(pg, _site_folder())
+    tb.SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=tb.SCREENSHOTS / f"{name}-390.png")  # what a phone shows first
     pg.close()
     problems = []
     if wide["tex"]:
