@@ -570,7 +570,7 @@ def draw_error_curves(
     bound(ax, grid, [theory.gaussian_average_error(m, k, epsilon, delta) for k in grid],
           "no projection (exact)", color=PALETTE["vermillion"])  # fmt: skip
     bound(ax, grid, [theory.projection_average_error(width, m, k, epsilon, delta) for k in grid],
-          "Theorem 9", color=PALETTE["blue"])  # fmt: skip
+          r"Theorem 9, $\ell^* \leq R\sqrt{2\ln|X|}$", color=PALETTE["blue"])  # fmt: skip
     for errors, color, label in [(plain, "vermillion", "measured, no projection"),
                                  (projected, "blue", "measured, projected")]:  # fmt: skip
         rms = float(np.sqrt(np.mean(np.square(errors))))
