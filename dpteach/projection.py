@@ -559,7 +559,8 @@ def draw_error_curves(
     ax, workload: Workload, n: int, epsilon: float, delta: float, plain: object, projected: object
 ) -> None:
     """Average error against ``n`` for ``workload``: the exact error without projection and
-    Theorem 9's bound (with the width bound ``R sqrt(2 ln|X|)``) as dashed lines, and one
+    Theorem 9's bound (with the width bound ``R sqrt(2 ln|X|)``, capped by the error without
+    projection, since projection never hurts) as dashed lines, and one
     measured run at ``n`` (per-query errors ``plain`` without and ``projected`` with projection)."""
     from . import theory
     from .viz import PALETTE, bound
@@ -570,7 +571,7 @@ def draw_error_curves(
     bound(ax, grid, [theory.gaussian_average_error(m, k, epsilon, delta) for k in grid],
           "no projection (exact)", color=PALETTE["vermillion"])  # fmt: skip
     bound(ax, grid, [theory.projection_average_error(width, m, k, epsilon, delta) for k in grid],
-          "Theorem 9", color=PALETTE["blue"])  # fmt: skip
+          r"Theorem 9 ($\ell^* \leq R\sqrt{2\ln|X|}$), capped", color=PALETTE["blue"])  # fmt: skip
     for errors, color, label in [(plain, "vermillion", "measured, no projection"),
                                  (projected, "blue", "measured, projected")]:  # fmt: skip
         rms = float(np.sqrt(np.mean(np.square(errors))))

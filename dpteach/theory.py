@@ -792,9 +792,12 @@ def recap_table(
     """The recap's four mechanisms: guarantee, the ``n`` each needs for (worst-case) error about
     ``alpha`` with our constants, the lecture's order of growth and running time.
 
-    Multiplicative weights is chapter 04's offline private MW (pure ``eps``-DP,
-    :func:`private_mw_sample_size`, ``3 alpha``-accurate); the lecture's recap quotes the
-    ``(eps, delta)`` version with ``sqrt(log|X|) log k sqrt(log 1/delta) / (alpha^2 eps)``.
+    Multiplicative weights has two rows, both chapter 04's offline private MW
+    (:func:`private_mw_sample_size`, ``3 alpha``-accurate): the ``(eps, delta)`` version the
+    lecture's recap quotes (advanced composition over its rounds,
+    ``O(sqrt(log|X|) log k sqrt(log 1/delta) / (alpha^2 eps))``, with ``ln(4kL/beta)`` for the
+    notes' ``log k``, ``L = ceil(4 ln|X| / alpha^2)`` rounds), and the
+    pure ``eps``-DP one (basic composition, ``O(log|X| log k / (alpha^3 eps))``).
     SmallDB's entry is for error ``2 alpha``.
     """
     return [
@@ -807,9 +810,13 @@ def recap_table(
         {"mechanism": "SmallDB", "privacy": "eps-DP",
          "n": smalldb_sample_size(domain_size, k, alpha, epsilon, beta),
          "order": "log|X| log k / (alpha^3 eps)", "time": "poly(|X|): |X|^(log k / alpha^2)"},
-        {"mechanism": "multiplicative weights", "privacy": "eps-DP",
+        {"mechanism": "MW (eps, delta): notes", "privacy": "(eps, delta)-DP",
+         "n": private_mw_sample_size(domain_size, k, alpha, epsilon, beta, delta),
+         "order": "sqrt(log|X|) log k sqrt(log 1/delta) / (alpha^2 eps)",
+         "time": "O(k n L |X|), L = O(log|X| / alpha^2)"},
+        {"mechanism": "MW, pure DP", "privacy": "eps-DP",
          "n": private_mw_sample_size(domain_size, k, alpha, epsilon, beta),
-         "order": "log|X| log k / (alpha^3 eps) (pure DP)",
+         "order": "log|X| log k / (alpha^3 eps)",
          "time": "O(k n L |X|), L = O(log|X| / alpha^2)"},
     ]  # fmt: skip
 

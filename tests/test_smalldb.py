@@ -171,7 +171,8 @@ def test_budget_is_charged_once_and_a_refusal_releases_nothing():
 
 def test_recap_sample_sizes_invert_their_error_bounds():
     """Each of the recap's sample sizes is the n at which its max-error bound reaches the target
-    (2 alpha for SmallDB), and the table reports chapter 04's private MW unchanged."""
+    (2 alpha for SmallDB), and the table reports chapter 04's private MW unchanged, in both its
+    (eps, delta) and pure-DP versions."""
     k, alpha, eps, delta = 100, 0.05, 1.0, 1e-6
     pairs = [
         (theory.gaussian_sample_size(k, alpha, eps, delta),
@@ -184,5 +185,16 @@ def test_recap_sample_sizes_invert_their_error_bounds():
     for size, error, target in pairs:
         assert error(math.ceil(size)) <= target + 1e-12 < error(math.floor(size))
     rows = {r["mechanism"]: r["n"] for r in theory.recap_table(2**10, k, alpha, eps, delta)}
-    assert rows["multiplicative weights"] == theory.private_mw_sample_size(2**10, k, alpha, eps)
+    assert rows["MW, pure DP"] == theory.private_mw_sample_size(2**10, k, alpha, eps)
+    assert rows["MW (eps, delta): notes"] == theory.private_mw_sample_size(
+        2**10, k, alpha, eps, delta=delta
+    )
     assert rows["Laplace"] == theory.laplace_sample_size(k, alpha, eps)
+    # halving alpha: the notes' (eps, delta) MW grows like 1/alpha^2 (times a log), pure DP's
+    # like 1/alpha^3
+    grow = {
+        d: theory.private_mw_sample_size(2**10, k, alpha / 2, eps, delta=d)
+        / theory.private_mw_sample_size(2**10, k, alpha, eps, delta=d)
+        for d in (delta, 0.0)
+    }
+    assert 4 < grow[delta] < 6 and 8 < grow[0.0] < 12
