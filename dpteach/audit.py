@@ -176,7 +176,8 @@ def _one_direction(sampler, d, d_prime, epsilon, delta, samples, gen, alpha, kin
     a, b = _draw(sampler, d, gen, samples), _draw(sampler, d_prime, gen, samples)
     events = _scalar_events if kind == "scalar" else _discrete_events
     count_a, count_b, event = events(a, b, grid)
-    # Pick the most violating event: the largest excess p - delta - e^eps q over its std error.
+    # Pick the most violating event: the largest excess p - delta - e^eps q over a rough scale
+    # of its sampling noise, sqrt(p + q + 1/samples) (not its exact standard error).
     p, q = count_a / samples, count_b / samples
     penalty = np.zeros(q.shape)
     penalty[q > 0] = _exp(epsilon) * q[q > 0]

@@ -18,7 +18,9 @@ baselines for marginal workloads, and the ones MWEM-style algorithms must beat.
 
 Neighbouring relation: replace-one throughout. Under add/remove neighbours (as private-pgm and
 smartnoise use, with unnormalised counts) one record changes one cell of each table by 1, so the
-sensitivities halve: their ``eps`` is our ``2 eps``.
+L1 sensitivity halves (``2T`` becomes ``T``) and the L2 sensitivity shrinks by ``sqrt(2)``
+(``sqrt(2T)`` becomes ``sqrt(T)``): a Laplace release they call ``eps``-DP is ``2 eps``-DP under
+replace-one, and a Gaussian one they call ``rho``-zCDP is ``2 rho``-zCDP here.
 """
 
 from __future__ import annotations

@@ -851,8 +851,8 @@ def marginal_laplace_errors(k: int, tables: int, n: int, epsilon: float) -> tupl
     with ``b = 2T/(n eps)``,
     exact for the continuous Laplace mechanism (the package's safe noise has a scale at most
     ``1 + 2^-10`` times larger). Against the naive baseline's ``b = k/(n eps)``
-    (:func:`laplace_expected_max_error`), the structured one gains ``k/(2T)``: the number of cells
-    per table, halved."""
+    (:func:`laplace_expected_max_error`), the structured one gains ``k/(2T)``: the average number of
+    cells per table (``k/T``), halved."""
     k, n, epsilon, _ = _common(k, n, epsilon, 0.5)
     tables = check.integer(tables, "tables", minimum=1)
     scale = 2 * tables / (n * epsilon)
