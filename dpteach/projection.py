@@ -538,11 +538,16 @@ def draw_geometry(ax, workload: Workload, true: object, noisy: object, projected
         loop = np.r_[hull.vertices, hull.vertices[:1]]
         ax.fill(*points[loop].T, color=PALETTE["sky"], alpha=0.25, label=r"$K_Q$")
     else:
+        from matplotlib.colors import to_rgba
         from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
         faces = Poly3DCollection(
-            points[hull.simplices], alpha=0.15, facecolor=PALETTE["sky"], label=r"$K_Q$"
-        )
+            points[hull.simplices],
+            facecolor=to_rgba(PALETTE["sky"], 0.15),
+            edgecolor=to_rgba(PALETTE["blue"], 0.6),
+            linewidth=0.6,
+            label=r"$K_Q$",
+        )  # translucent faces with drawn edges, so that the hull reads as a solid
         ax.add_collection3d(faces)
     ax.scatter(*points.T, color=PALETTE["blue"], s=18, label=r"$S_Q = \{Q(r)\}$")
     ax.scatter(*true, color=PALETTE["black"], marker="*", s=120, label=r"true $Q(x)$")

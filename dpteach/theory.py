@@ -789,33 +789,36 @@ def smalldb_sample_size(
 def recap_table(
     domain_size: int, k: int, alpha: float, epsilon: float, delta: float, beta: float = 0.05
 ) -> list[dict]:
-    """The recap's four mechanisms: guarantee, the ``n`` each needs for (worst-case) error about
-    ``alpha`` with our constants, the lecture's order of growth and running time.
+    """The recap's four mechanisms at equal certified error: guarantee, the ``n`` each needs so that
+    its max error is at most ``alpha`` w.p. ``1 - beta`` with our constants, the accuracy
+    parameter it is run at (``run_alpha``), the lecture's order of growth and running time.
 
-    Multiplicative weights has two rows, both chapter 04's offline private MW
-    (:func:`private_mw_sample_size`, ``3 alpha``-accurate): the ``(eps, delta)`` version the
-    lecture's recap quotes (advanced composition over its rounds,
-    ``O(sqrt(log|X|) log k sqrt(log 1/delta) / (alpha^2 eps))``, with ``ln(4kL/beta)`` for the
-    notes' ``log k``, ``L = ceil(4 ln|X| / alpha^2)`` rounds), and the
+    Gaussian and Laplace certify ``alpha`` when run at ``alpha``; SmallDB certifies ``2 alpha``
+    (:func:`smalldb_sample_size`), so it is run at ``alpha / 2``; chapter 04's offline private MW
+    certifies ``3 alpha`` (:func:`private_mw_sample_size`), so it is run at ``alpha / 3``.
+    MW has two rows: the ``(eps, delta)`` version the lecture's recap quotes (advanced composition
+    over its rounds, ``O(sqrt(log|X|) log k sqrt(log 1/delta) / (alpha^2 eps))``, with
+    ``ln(4kL/beta)`` for the notes' ``log k``, ``L = ceil(4 ln|X| / alpha^2)`` rounds), and the
     pure ``eps``-DP one (basic composition, ``O(log|X| log k / (alpha^3 eps))``).
-    SmallDB's entry is for error ``2 alpha``.
     """
+    alpha = check.positive(alpha, "alpha")
     return [
-        {"mechanism": "Gaussian", "privacy": "(eps, delta)-DP",
+        {"mechanism": "Gaussian", "privacy": "(eps, delta)-DP", "run_alpha": alpha,
          "n": gaussian_sample_size(k, alpha, epsilon, delta, beta),
          "order": "sqrt(k log k) sqrt(log 1/delta) / (alpha eps)", "time": "O(k n)"},
-        {"mechanism": "Laplace", "privacy": "eps-DP",
+        {"mechanism": "Laplace", "privacy": "eps-DP", "run_alpha": alpha,
          "n": laplace_sample_size(k, alpha, epsilon, beta),
          "order": "k log k / (alpha eps)", "time": "O(k n)"},
-        {"mechanism": "SmallDB", "privacy": "eps-DP",
-         "n": smalldb_sample_size(domain_size, k, alpha, epsilon, beta),
+        {"mechanism": "SmallDB", "privacy": "eps-DP", "run_alpha": alpha / 2,
+         "n": smalldb_sample_size(domain_size, k, alpha / 2, epsilon, beta),
          "order": "log|X| log k / (alpha^3 eps)", "time": "poly(|X|): |X|^(log k / alpha^2)"},
         {"mechanism": "MW (eps, delta): notes", "privacy": "(eps, delta)-DP",
-         "n": private_mw_sample_size(domain_size, k, alpha, epsilon, beta, delta),
+         "run_alpha": alpha / 3,
+         "n": private_mw_sample_size(domain_size, k, alpha / 3, epsilon, beta, delta),
          "order": "sqrt(log|X|) log k sqrt(log 1/delta) / (alpha^2 eps)",
          "time": "O(k n L |X|), L = O(log|X| / alpha^2)"},
-        {"mechanism": "MW, pure DP", "privacy": "eps-DP",
-         "n": private_mw_sample_size(domain_size, k, alpha, epsilon, beta),
+        {"mechanism": "MW, pure DP", "privacy": "eps-DP", "run_alpha": alpha / 3,
+         "n": private_mw_sample_size(domain_size, k, alpha / 3, epsilon, beta),
          "order": "log|X| log k / (alpha^3 eps)",
          "time": "O(k n L |X|), L = O(log|X| / alpha^2)"},
     ]  # fmt: skip

@@ -171,8 +171,9 @@ def test_budget_is_charged_once_and_a_refusal_releases_nothing():
 
 def test_recap_sample_sizes_invert_their_error_bounds():
     """Each of the recap's sample sizes is the n at which its max-error bound reaches the target
-    (2 alpha for SmallDB), and the table reports chapter 04's private MW unchanged, in both its
-    (eps, delta) and pure-DP versions."""
+    (2 alpha for SmallDB run at alpha), and the table compares at equal certified error: every row
+    certifies alpha (SmallDB run at alpha/2, chapter 04's private MW, 3 alpha-accurate, at
+    alpha/3, in both its (eps, delta) and pure-DP versions)."""
     k, alpha, eps, delta = 100, 0.05, 1.0, 1e-6
     pairs = [
         (theory.gaussian_sample_size(k, alpha, eps, delta),
@@ -184,12 +185,21 @@ def test_recap_sample_sizes_invert_their_error_bounds():
     ]  # fmt: skip
     for size, error, target in pairs:
         assert error(math.ceil(size)) <= target + 1e-12 < error(math.floor(size))
-    rows = {r["mechanism"]: r["n"] for r in theory.recap_table(2**10, k, alpha, eps, delta)}
-    assert rows["MW, pure DP"] == theory.private_mw_sample_size(2**10, k, alpha, eps)
-    assert rows["MW (eps, delta): notes"] == theory.private_mw_sample_size(
-        2**10, k, alpha, eps, delta=delta
+    rows = {r["mechanism"]: r for r in theory.recap_table(2**10, k, alpha, eps, delta)}
+    assert rows["Gaussian"]["n"] == theory.gaussian_sample_size(k, alpha, eps, delta)
+    assert rows["Laplace"]["n"] == theory.laplace_sample_size(k, alpha, eps)
+    # SmallDB's row certifies alpha, not 2 alpha: its bound at the row's n is alpha
+    small = rows["SmallDB"]
+    assert small["run_alpha"] == alpha / 2
+    bound = lambda n: theory.smalldb_max_error(2**10, k, n, eps, alpha / 2)  # noqa: E731
+    assert bound(math.ceil(small["n"])) <= alpha + 1e-12 < bound(math.floor(small["n"]))
+    assert rows["MW, pure DP"]["n"] == theory.private_mw_sample_size(2**10, k, alpha / 3, eps)
+    assert rows["MW (eps, delta): notes"]["n"] == theory.private_mw_sample_size(
+        2**10, k, alpha / 3, eps, delta=delta
     )
-    assert rows["Laplace"] == theory.laplace_sample_size(k, alpha, eps)
+    assert {r["run_alpha"] for r in rows.values()} == {alpha, alpha / 2, alpha / 3}
+    # at equal certified error the rows need more people than at their own targets
+    assert small["n"] > theory.smalldb_sample_size(2**10, k, alpha, eps)
     # halving alpha: the notes' (eps, delta) MW grows like 1/alpha^2 (times a log), pure DP's
     # like 1/alpha^3
     grow = {
