@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -150,10 +151,30 @@ def test_slider_redraws_figure_in_voila(live_page, voila_url):
     # (Voilà's own page asks a CDN for an icon font; the website tests below check offline use.)
 
 
+def _answer_dialogs(page) -> None:
+    """Answer any dialog JupyterLab put up (a kernel choice, a lost connection it recovered from,
+    a restarted kernel) with its default button, and report its text: a dialog must not block
+    the clicks that follow, and the test judges only what the widget then does."""
+    dialogs = page.locator(".jp-Dialog")
+    while (shown := dialogs.count()) > 0:
+        dialog = dialogs.last  # the one on top
+        text = " ".join(dialog.inner_text().split())
+        warnings.warn(f"JupyterLab showed a dialog: {text!r}; answered by default", stacklevel=2)
+        accept = dialog.locator(".jp-Dialog-button.jp-mod-accept")
+        if accept.count():
+            accept.first.click()
+        else:
+            page.keyboard.press("Escape")
+        page.wait_for_function(
+            "n => document.querySelectorAll('.jp-Dialog').length < n", arg=shown, timeout=10_000
+        )
+
+
 def _open_when_idle(page, url: str) -> None:
     """Open a notebook in JupyterLab and wait until its kernel is connected and idle."""
     page.goto(url, timeout=120_000)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    _answer_dialogs(page)
 
 
 def test_slider_redraws_figure_in_jupyterlab(live_page, lab_url):
@@ -161,6 +182,7 @@ def test_slider_redraws_figure_in_jupyterlab(live_page, lab_url):
     _open_when_idle(page, lab_url + "lab/tree/slider.ipynb")
     prompt = page.locator(".jp-Notebook .jp-Cell .jp-InputPrompt").first
     for _ in range(5):  # a key pressed while the notebook is still settling can be lost
+        _answer_dialogs(page)
         page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").first.click()
         page.keyboard.press("Shift+Enter")
         with contextlib.suppress(sync_api.TimeoutError):  # "[*]:" while running, then "[1]:"
@@ -225,6 +247,7 @@ def test_each_chapter_main_widget_is_live_in_jupyterlab(live_page, lab_url, name
         ".some(p => /\\[[*0-9]/.test(p.textContent))"
     )
     for _ in range(3):  # a menu opened while the notebook is still settling can be lost
+        _answer_dialogs(page)
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
         with contextlib.suppress(sync_api.TimeoutError):
