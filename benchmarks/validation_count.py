@@ -8,7 +8,9 @@ validation, not two). The call sites are the calling function's module and name.
 
 ``mwem`` runs once on 20 records over 3 binary attributes, the 1-way marginals, with a distinctive
 ``epsilon = 0.7317`` and a :class:`~dpteach.privacy.PrivacyBudget` (so the charge path is
-followed too): with ``rounds=None`` (the default rule gives ``T = 1``) and with ``rounds=3``.
+followed too): with ``rounds=None`` (the default rule gives ``T = 1``) and with ``rounds=3``. The
+other mechanisms' main paths (:data:`OTHERS`) are counted the same way, with the per-step
+epsilons each derives (``eps0``, ``eps/2``, ``eps/(2m)``...).
 
 Usage: python benchmarks/validation_count.py
 """
@@ -21,8 +23,10 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 
+import numpy as np
+
 import dpteach as dp
-from dpteach import _validate, mw
+from dpteach import _validate, iterative, median, mw, projection, smalldb
 
 EPSILON = 0.7317
 
@@ -58,33 +62,110 @@ def recorded_validations() -> Iterator[list[tuple[str, str, tuple]]]:
             setattr(_validate, name, f)
 
 
+def validations(run: Callable[[], object], tracked: Callable[[object], set]) -> list[tuple]:
+    """``(call site, validator)`` of every validation, during ``run()``, of an argument in
+    ``tracked(result)`` (the values of the epsilon and of what is derived from it)."""
+    with recorded_validations() as calls:
+        result = run()
+    values = tracked(result)
+    return [
+        (site, name)
+        for site, name, args in calls
+        if any(isinstance(a, float) and a in values for a in args)
+    ]
+
+
+DOMAIN = dp.Domain.binary(3)
+DATA = dp.Dataset([[0, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1]] * 5, DOMAIN)
+WORKLOAD = dp.MarginalWorkload.all_kway(DOMAIN, 1)
+
+
 def epsilon_validations(
     epsilon: float = EPSILON, *, rounds: int | None = None, budget: bool = True
 ) -> list[tuple[str, str]]:
     """``(call site, validator)`` of every validation of ``epsilon`` (or of ``epsilon / (2T)``)
     during one small :func:`dpteach.mw.mwem` run."""
-    domain = dp.Domain.binary(3)
-    data = dp.Dataset([[0, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1]] * 5, domain)
-    workload = dp.MarginalWorkload.all_kway(domain, 1)
     spend = dp.PrivacyBudget(10.0) if budget else None
-    with recorded_validations() as calls:
-        result = mw.mwem(data, workload, epsilon=epsilon, rounds=rounds, rng=0, budget=spend)
-    tracked = {epsilon, result.info["eps_per_step"]}
-    return [
-        (site, name)
-        for site, name, args in calls
-        if any(isinstance(a, float) and a in tracked for a in args)
-    ]
+    return validations(
+        lambda: mw.mwem(DATA, WORKLOAD, epsilon=epsilon, rounds=rounds, rng=0, budget=spend),
+        lambda result: {epsilon, result.info["eps_per_step"]},
+    )
+
+
+def _guess_and_check(epsilon: float) -> object:
+    checker = median.PrivateGuessAndCheck([5, 3, 2, 10], eta=0.05, m=2, epsilon=epsilon, rng=0,
+                                          budget=dp.PrivacyBudget(10.0))  # fmt: skip
+    for q in np.eye(4):
+        if not checker.halted:
+            checker.ask(q, 0.9)  # wrong guesses: Laplace answers
+    return checker
+
+
+def _online_pmw(epsilon: float) -> object:
+    pmw = mw.OnlinePMW(DATA, epsilon=epsilon, alpha=0.05, rng=0, max_hard=3,
+                       budget=dp.PrivacyBudget(10.0))  # fmt: skip
+    for q in np.eye(DOMAIN.size)[:4]:
+        if not pmw.halted:
+            pmw.answer(q)
+    return pmw
+
+
+#: Other mechanisms' main paths: name -> (run at an epsilon, the values derived from it).
+OTHERS = {
+    "private_mw": (
+        lambda e: mw.private_mw(
+            DATA, WORKLOAD, epsilon=e, alpha=0.3, rng=0, budget=dp.PrivacyBudget(10.0)
+        ),  # fmt: skip
+        lambda e, r: {e, r.info["eps0"]},
+    ),
+    "iterative_construction": (
+        lambda e: iterative.iterative_construction(
+            DATA,
+            WORKLOAD,
+            iterative.MultiplicativeWeightsDUA(DOMAIN.size, alpha=0.2),
+            alpha=0.4,
+            epsilon=e,
+            rng=0,
+            budget=dp.PrivacyBudget(10.0),
+        ),  # fmt: skip
+        lambda e, r: {e, r.info["eps0"]},
+    ),
+    "smalldb": (
+        lambda e: smalldb.smalldb(
+            DATA, WORKLOAD, epsilon=e, alpha=0.5, rng=0, budget=dp.PrivacyBudget(10.0)
+        ),  # fmt: skip
+        lambda e, r: {e},
+    ),
+    "projection_mechanism": (
+        lambda e: projection.projection_mechanism(
+            DATA, WORKLOAD, epsilon=e, delta=1e-6, rng=0, budget=dp.PrivacyBudget(10.0, 1e-3)
+        ),  # fmt: skip
+        lambda e, r: {e},
+    ),
+    "PrivateGuessAndCheck": (_guess_and_check, lambda e, r: {e, e / 2, e / (2 * r.m)}),
+    "OnlinePMW": (_online_pmw, lambda e, r: {e, e / 2, e / (2 * r.max_hard)}),
+}
+
+
+def other_validations(name: str, epsilon: float = EPSILON) -> list[tuple[str, str]]:
+    """:func:`validations` of ``epsilon`` and its derived values for one of :data:`OTHERS`."""
+    run, derived = OTHERS[name]
+    return validations(lambda: run(epsilon), lambda result: derived(epsilon, result))
+
+
+def _show(title: str, found: list[tuple[str, str]]) -> None:
+    print(f"{title}: epsilon validated {len(found)} times")
+    for (site, name), times in Counter(found).items():
+        print(f"  {times} x _validate.{name:<12} from {site}")
 
 
 def main() -> None:
     for rounds in (None, 3):
-        found = epsilon_validations(rounds=rounds)
-        print(f"mwem(epsilon={EPSILON}, rounds={rounds}, budget=PrivacyBudget): epsilon validated "
-              f"{len(found)} times")  # fmt: skip
-        for (site, name), times in Counter(found).items():
-            print(f"  {times} x _validate.{name:<12} from {site}")
-    print(f"without a budget (rounds=3): {len(epsilon_validations(rounds=3, budget=False))} times")
+        _show(f"mwem(epsilon={EPSILON}, rounds={rounds}, budget=PrivacyBudget)",
+              epsilon_validations(rounds=rounds))  # fmt: skip
+    print(f"mwem without a budget (rounds=3): {len(epsilon_validations(rounds=3, budget=False))}")
+    for name in OTHERS:
+        _show(name, other_validations(name))
 
 
 if __name__ == "__main__":

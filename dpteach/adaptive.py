@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _validate as check
 from .mechanisms import Seed, laplace
-from .median import _sample_counts, _statistical_query
+from .median import MedianMechanism, _sample_counts, _statistical_query, small_databases
 
 Analyst = Generator[np.ndarray, float, None]
 
@@ -285,8 +285,6 @@ def median_run(eta: float, n: int, k: int):
     of 40 records), ``k`` random counting queries (seed 8: the first queries are the same for every
     ``k`` and ``n``), a sample of ``n`` from ``P = (0.4, 0.3, 0.2, 0.1)`` (seed 7). Returns
     ``(mechanism, transcript, counts, P)``; the transcript stops where GuessAndCheck halted."""
-    from .median import MedianMechanism, small_databases
-
     P = np.array([0.4, 0.3, 0.2, 0.1])
     h = np.random.default_rng(7).multinomial(check.integer(n, "n", minimum=1), P)
     Q = (np.random.default_rng(8).random((check.integer(k, "k", minimum=1), 4)) < 0.5).astype(float)

@@ -36,8 +36,10 @@ import numpy as np
 from scipy import special
 
 from . import _validate as check
+from . import theory
 from .data import Dataset
-from .mechanisms import gaussian, gaussian_sigma
+from .domain import same_universe
+from .mechanisms import _gaussian, _gaussian_sigma
 from .privacy import PrivacyBudget
 from .queries import MarginalWorkload, MatrixWorkload, NegatedWorkload, SubsetWorkload, Workload
 from .results import Result, Round
@@ -387,14 +389,16 @@ def projection_mechanism(
     """
     _check_data(data, workload)
     n, m = data.n, workload.k
-    sigma = gaussian_sigma(math.sqrt(m) / n, epsilon, delta, calibration=calibration)
+    epsilon = check.positive(epsilon, "epsilon")  # validated once: gaussian's internal path below
+    delta = check.delta(delta, allow_zero=False)
+    sigma = _gaussian_sigma(math.sqrt(m) / n, epsilon, delta, calibration)
     tol = check.positive(tol, "tol")
     max_iter = check.integer(max_iter, "max_iter", minimum=1)
     gen = check.rng(rng)
     true = workload._answer(data.histogram())
-    noisy = gaussian(true, sensitivity=math.sqrt(m) / n, epsilon=epsilon, delta=delta, rng=gen,
-                     calibration=calibration, budget=budget)  # fmt: skip
-    noisy = np.atleast_1d(noisy)
+    noisy = np.atleast_1d(
+        _gaussian(true, math.sqrt(m) / n, epsilon, delta, sigma, gen, budget=budget)
+    )
     proj = project(noisy, workload, tol=tol, max_iter=max_iter)
     info = {
         "noisy": noisy,
@@ -491,11 +495,11 @@ def gaussian_width(
 
 
 def _check_workload(workload: object) -> None:
-    check.workload(workload)
+    Workload.check(workload)
 
 
 def _check_data(data: object, workload: object) -> None:
-    check.same_universe(check.dataset(data), check.workload(workload))
+    same_universe(Dataset.check(data), Workload.check(workload))
 
 
 # --- experiments and pictures (for the notebook and the benchmarks) ------------------------------
@@ -567,7 +571,6 @@ def draw_error_curves(
     Theorem 9's bound (with the width bound ``R sqrt(2 ln|X|)``, capped by the error without
     projection, since projection never hurts) as dashed lines, and one
     measured run at ``n`` (per-query errors ``plain`` without and ``projected`` with projection)."""
-    from . import theory
     from .viz import PALETTE, bound
 
     m = workload.k
