@@ -23,9 +23,9 @@ from . import _validate as check
 from .privacy import (
     PrivacyBudget,
     ZCDPBudget,
+    _advanced_composition,
     _charge,
     _zcdp_rho_for,
-    advanced_composition,
     check_budget,
     gaussian_zcdp,
 )
@@ -476,6 +476,31 @@ class Sparse:
         self._configure(threshold, sensitivity, epsilon, cutoff, delta)
         self._rng = check.rng(rng)
         _charge(check_budget(budget), self.epsilon, self.delta, label=type(self).__name__)
+        self._start()
+
+    @classmethod
+    def _checked(
+        cls,
+        threshold: float,
+        *,
+        sensitivity: float,
+        epsilon: float,
+        rng: np.random.Generator,
+        cutoff: int,
+    ) -> Sparse:
+        """A pure-DP instance from checked values (finite floats, ``sensitivity, epsilon > 0``, an
+        int ``cutoff >= 1``, a Generator), charging nothing: what the mechanisms built on the
+        sparse vector (online PMW, private GuessAndCheck) call after validating their inputs and
+        before their own charge. Still refuses an unrepresentable noise scale."""
+        sparse = cls.__new__(cls)
+        sparse.threshold, sparse.sensitivity, sparse.epsilon = threshold, sensitivity, epsilon
+        sparse.cutoff, sparse.delta = cutoff, 0.0
+        sparse._derive()
+        sparse._rng = rng
+        sparse._start()
+        return sparse
+
+    def _start(self) -> None:
         self._source = None  # seeded from rng at the first draw: construction draws nothing
         self.above_count = 0
         self.answered = 0
@@ -488,6 +513,10 @@ class Sparse:
         self.epsilon = check.positive(epsilon, "epsilon")
         self.cutoff = check.integer(cutoff, "cutoff", minimum=1)
         self.delta = check.delta(delta)
+        self._derive()
+
+    def _derive(self) -> None:
+        """The noise grid and the snapped threshold from the checked parameters."""
         c = self.cutoff
         if self.delta == 0:
             # Each of the c AboveThreshold runs is eps/c-DP: threshold noise 2 Delta / (eps/c).
@@ -496,7 +525,7 @@ class Sparse:
             # c AboveThreshold runs at eps' = eps / sqrt(8 c ln(1/delta)), composed with advanced
             # composition; check that the composition really stays within epsilon.
             eps_each = self.epsilon / math.sqrt(8 * c * math.log(1 / self.delta))
-            if advanced_composition(eps_each, c, self.delta)[0] > self.epsilon:
+            if _advanced_composition(eps_each, c, self.delta)[0] > self.epsilon:
                 raise ValueError(
                     f"epsilon={self.epsilon} is too large for the advanced-composition "
                     f"calibration with cutoff={c} and delta={self.delta}; use delta=0"

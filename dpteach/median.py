@@ -218,8 +218,9 @@ class PrivateGuessAndCheck(GuessAndCheck):
         gen = check.rng(rng)
         # Validate both noise scales (public parameters only) before charging: neither the sparse
         # vector nor a later Laplace answer may refuse after the budget was spent.
-        self._sparse = Sparse(self.eta, sensitivity=1 / self.n, epsilon=self.epsilon / 2,
-                              rng=gen, cutoff=self.m)  # fmt: skip
+        self._sparse = Sparse._checked(
+            self.eta, sensitivity=1 / self.n, epsilon=self.epsilon / 2, rng=gen, cutoff=self.m
+        )
         self._answer_grid = _safe_laplace_grid(1 / self.n, self.epsilon / (2 * self.m))
         _charge(check_budget(budget), self.epsilon, label="PrivateGuessAndCheck")
         self._rng = gen

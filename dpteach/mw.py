@@ -462,8 +462,9 @@ class OnlinePMW:
         # built first (it validates and draws nothing), and the answers' grid checked, then the
         # whole epsilon is charged: nothing may refuse after the charge
         try:
-            self._sparse = Sparse(self.alpha, sensitivity=1 / n, epsilon=self.epsilon / 2,
-                                  rng=gen, cutoff=self.max_hard)  # fmt: skip
+            self._sparse = Sparse._checked(self.alpha, sensitivity=1 / n,
+                                           epsilon=self.epsilon / 2, rng=gen,
+                                           cutoff=self.max_hard)  # fmt: skip
             answer_grid = _safe_laplace_grid(1 / n, self.epsilon / (2 * self.max_hard))
         except ValueError as err:
             cause = "max_hard" if max_hard is not None else f"alpha={self.alpha:g} (via max_hard)"

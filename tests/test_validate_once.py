@@ -49,23 +49,14 @@ def test_mwem_validates_its_epsilon_once(rounds, budget):
         ("iterative_construction", "iterative.iterative_construction"),
         ("smalldb", "smalldb.smalldb"),
         ("projection_mechanism", "projection.projection_mechanism"),
+        ("PrivateGuessAndCheck", "median.PrivateGuessAndCheck.__init__"),
+        ("OnlinePMW", "mw.OnlinePMW.__init__"),
     ],
 )
 def test_the_other_mechanisms_validate_their_epsilon_once(name, site):
-    """Their per-step epsilons (``eps0``) included: the rounds take the internal paths."""
+    """Their per-step epsilons (``eps0``, the sparse vector's ``eps/2``, the answers'
+    ``eps/(2m)``) included: the rounds, the sparse vector and the answers take internal paths."""
     assert validation_count.other_validations(name) == [(site, "positive")]
-
-
-@pytest.mark.parametrize(
-    "name, site",
-    [("PrivateGuessAndCheck", "median.PrivateGuessAndCheck.__init__"),
-     ("OnlinePMW", "mw.OnlinePMW.__init__")],
-)  # fmt: skip
-def test_the_sparse_vector_users_validate_once_and_build_a_public_sparse(name, site):
-    """Checked once by the mechanism, once more (``epsilon/2``) by the public :class:`Sparse` it
-    builds; their Laplace answers take the internal path (not once per answer)."""
-    found = validation_count.other_validations(name)
-    assert found == [(site, "positive"), ("mechanisms.Sparse._configure", "positive")]
 
 
 def test_the_counter_sees_every_validation_it_should():
