@@ -8,6 +8,12 @@ optional ``budget`` that is charged *before* any noise is drawn: a refused charg
 Sensitivities are with respect to whatever neighbouring relation the caller uses; in this book
 it is replace-one neighbours, under which a linear query on a normalised histogram of ``n``
 records has sensitivity ``1/n``.
+
+Each public function validates its inputs once. The algorithms built on these mechanisms validate
+theirs at their own public boundary and then call the internal paths, which take checked values
+and draw exactly what the public functions draw: :func:`_laplace` on a grid from
+:func:`_safe_laplace_grid` (computed before the charge, so that nothing refuses after it),
+:func:`_exponential`, :func:`_gaussian`, ``Sparse._checked``, and ``privacy._charge``.
 """
 
 from __future__ import annotations
