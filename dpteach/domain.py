@@ -195,7 +195,7 @@ def same_universe(first: object, second: object, *, names: str = "data and workl
     its number of cells. ``first`` and ``second`` may each be a :class:`Domain`, an object with a
     ``domain`` (a Dataset, a workload, a stream) or a ``domain_size``, or an array over X.
     """
-    first, second = _universe(first), _universe(second)
+    first, second = _universe(first, names), _universe(second, names)
     if isinstance(first, Domain) and isinstance(second, Domain):
         if first != second:
             raise ValueError(f"{names} are over different universes: {first!r} and {second!r}")
@@ -208,7 +208,7 @@ def same_universe(first: object, second: object, *, names: str = "data and workl
         )
 
 
-def _universe(obj: object) -> Domain | int:
+def _universe(obj: object, names: str) -> Domain | int:
     """The Domain of ``obj`` if it has one, else its number of cells."""
     if isinstance(obj, Domain):
         return obj
@@ -217,4 +217,10 @@ def _universe(obj: object) -> Domain | int:
         return found
     if hasattr(obj, "domain_size"):
         return int(obj.domain_size)
-    return int(np.asarray(obj).shape[-1])
+    shape = np.shape(obj)
+    if not shape:
+        raise TypeError(
+            f"{names} must each be a Domain, an object over one (a Dataset, a workload) or an "
+            f"array over the universe, got {type(obj).__name__}"
+        )
+    return int(shape[-1])

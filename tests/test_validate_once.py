@@ -21,6 +21,7 @@ import pytest
 
 import dpteach as dp
 from dpteach import mechanisms, mw, privacy
+from dpteach.domain import same_universe
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "dpteach"
@@ -228,3 +229,39 @@ def test_the_top_level_imports_have_no_cycle():
     for module in sorted(graph):
         visit(module)
     assert order.index("_validate") < order.index("domain") < order.index("data")
+
+
+# --- the domain types check themselves ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: dp.Domain.check(None), TypeError, "domain must be a dpteach.Domain, got NoneType"),
+        (lambda: dp.Dataset.check(DATA.records), TypeError, "data must be a dpteach.Dataset"),
+        (lambda: dp.MatrixWorkload.check(np.eye(2), "base"), TypeError, "base must be a dpteach"),
+        (lambda: same_universe(None, Q), TypeError, "must each be a Domain"),
+        (lambda: same_universe(DATA, "abc"), TypeError, "must each be a Domain"),
+        (lambda: same_universe(DATA, np.ones(3)), ValueError, "8 cells and 3 cells"),
+        (lambda: same_universe(DATA, dp.Domain.binary(2)), ValueError, "different universes"),
+    ],
+)
+def test_the_domain_types_refuse_what_they_are_not(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_the_domain_types_return_what_they_check():
+    assert dp.Domain.check(DOM) is DOM and dp.Dataset.check(DATA) is DATA
+    assert dp.MarginalWorkload.check(Q) is Q
+    assert same_universe(DATA, Q) is None and same_universe(DOM, np.ones(DOM.size)) is None
+
+
+def test_moved_names_are_the_same_objects():
+    """``mw.mw_update`` lives with the workloads it reweights, the multiset counts with the
+    theory (their old homes still export them)."""
+    from dpteach import median, queries, theory
+
+    assert mw.mw_update is queries.mw_update
+    assert median.multiset_count is theory.multiset_count
+    assert median.log_multiset_count is theory.log_multiset_count
