@@ -1,7 +1,7 @@
 """Issue 15, target 6: every widget's callback, render included, at its defaults and across its
 sliders' ranges.
 
-Each notebook's widgets (``viz.explorable`` and ``widgets.interactive_figure`` calls) are
+Each notebook's widgets (``widgets.explorable`` and ``widgets.interactive_figure`` calls) are
 captured by executing only the code cells they need (found by the names they use) with both
 factories patched to record the drawing function and its controls. Then the live widget is built
 (:func:`dpteach.widgets.interactive_figure`, no kernel needed) and timed as a reader feels it,
@@ -90,7 +90,7 @@ def _needed(cells: list[str], last: int) -> list[int]:
 
 def capture(path: Path) -> list[Widget]:
     """The widgets of one notebook, with the state their drawing functions need."""
-    from dpteach import viz, widgets
+    from dpteach import widgets
 
     cells = _code_cells(path)
     found: list[Widget] = []
@@ -107,8 +107,8 @@ def capture(path: Path) -> list[Widget]:
         if recording[-1]:
             found.append(Widget(path.stem, draw.__name__, draw, controls))
 
-    originals = viz.explorable, widgets.interactive_figure
-    viz.explorable, widgets.interactive_figure = explorable, interactive_figure
+    originals = widgets.explorable, widgets.interactive_figure
+    widgets.explorable, widgets.interactive_figure = explorable, interactive_figure
     quiet = contextlib.redirect_stdout(io.StringIO())  # the cells' prints
     try:
         with quiet:
@@ -119,7 +119,7 @@ def capture(path: Path) -> list[Widget]:
                         recording.append(i == last)
                         exec(compile(cells[i], f"{path.name}[{i}]", "exec"), namespace)
     finally:
-        viz.explorable, widgets.interactive_figure = originals
+        widgets.explorable, widgets.interactive_figure = originals
     return found
 
 
