@@ -1,9 +1,10 @@
 """Live widgets in a real browser, served by Voilà and by JupyterLab (headless Chromium).
 
-A widget made by :func:`dpteach.widgets.interactive_figure` (inside :func:`dpteach.viz.explorable`,
-whose static twin must stay hidden there) redraws its figure when its slider is dragged; every
-chapter opened in JupyterLab runs, renders the book's MyST markup (admonitions, folded solutions,
-citations) through jupyterlab-myst, and its main widget is live. A module of its own, so that the
+A widget made by :func:`dpteach.widgets.interactive_figure` (inside
+:func:`dpteach.widgets.explorable`, whose static twin must stay hidden there) redraws its figure
+when its slider is dragged; every chapter opened in JupyterLab runs, renders the book's MyST
+markup (admonitions, folded solutions, citations) through jupyterlab-myst, and its main widget is
+live. A module of its own, so that the
 test suite's parallel workers run it beside the website tests of ``tests/test_browser.py``, whose
 browser fixtures and helpers it shares (and, like them, skips where Chromium is missing).
 """
@@ -55,7 +56,7 @@ def draw(epsilon):
 
 # The live widget (made by widgets.interactive_figure) with its precomputed twin for the website.
 epsilon = widgets.log_slider("ε", 1.0, 0.1, 10)
-viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=epsilon)
+widgets.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=epsilon)
 """
 
 
