@@ -43,7 +43,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _copy_chapters(folder: Path, names: list[str]) -> None:
+def copy_chapters(folder: Path, names: list[str]) -> None:
+    """Copies of the chapters ``names`` in ``folder``, without their saved outputs: whatever
+    runs there, ran."""
     for name in names:
         nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
         for cell in nb.cells:
@@ -53,7 +55,9 @@ def _copy_chapters(folder: Path, names: list[str]) -> None:
         nbformat.write(nb, folder / f"{name}.ipynb")
 
 
-def _start_lab(folder: Path) -> tuple[subprocess.Popen, str]:
+def start_lab(folder: Path) -> tuple[subprocess.Popen, str]:
+    """A JupyterLab serving ``folder`` on loopback, its settings and workspaces inside it (every
+    cell rendered, no news, no update check): the process and its URL."""
     settings = folder / ".settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
@@ -148,8 +152,8 @@ def measure(names: list[str], *, pages: int = 4) -> dict[str, dict]:
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        _copy_chapters(folder, names)
-        proc, url = _start_lab(folder)
+        copy_chapters(folder, names)
+        proc, url = start_lab(folder)
         try:
             with sync_api.sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
