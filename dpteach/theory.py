@@ -73,6 +73,36 @@ def gaussian_max_error(
     return sigma * math.sqrt(2 * math.log(2 * k / beta))
 
 
+def gaussian_beats_laplace_k(
+    n: int, epsilon: float, delta: float, beta: float = 0.05, k_max: int = 2**40
+) -> int | None:
+    """The smallest ``k`` from which the Gaussian baseline's bound (:func:`gaussian_max_error`)
+    is below the Laplace baseline's (:func:`laplace_max_error`), at the same ``n``, ``epsilon``
+    and ``beta``: the crossover of chapter 00 (both scale as ``1/n``, so it hardly depends on
+    ``n``). ``None`` if there is none up to ``k_max``.
+
+    The Laplace bound grows like ``k log k`` and the Gaussian one like ``sqrt(k log k)``, so
+    their difference changes sign once: found by doubling ``k``, then bisection.
+    """
+    k_max = check.integer(k_max, "k_max", minimum=1)
+
+    def gaussian_wins(k: int) -> bool:
+        return gaussian_max_error(k, n, epsilon, delta, beta) < laplace_max_error(
+            k, n, epsilon, beta
+        )
+
+    hi = 1
+    while not gaussian_wins(hi):
+        if hi >= k_max:
+            return None
+        hi = min(2 * hi, k_max)
+    lo = hi // 2  # Laplace's bound is at most the Gaussian's at lo (or lo = 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if gaussian_wins(mid) else (mid, hi)
+    return hi
+
+
 def exponential_mechanism_error(
     num_outcomes: int, sensitivity: float, epsilon: float, beta: float = 0.05
 ) -> float:
@@ -351,6 +381,23 @@ def ic_alpha_lecture(
     return _smallest_alpha(
         lambda a: ic_sample_size_lecture(bound_of_alpha(a), k, a, epsilon, beta, delta), n
     )
+
+
+def ic_noise_onset(bound: float, alpha: float, delta: float = 0.0) -> float:
+    """The product ``n eps`` below which the IC mechanism's rounds are driven by noise: where
+    the Laplace scale ``1/(n eps_0)`` of one estimate (Algorithm 1, step 2; ``eps_0`` from
+    :func:`ic_epsilon0` with ``B = ceil(bound)``, ``bound = B(alpha/2)``) equals ``alpha/4``,
+    the error the proof of Lecture 7, Theorem 5 allows an estimate. That is
+    ``n eps = 8B/alpha`` for pure DP and ``16 sqrt(B ln(1/delta))/alpha`` for ``delta > 0``.
+
+    Below it a typical estimate errs by more than ``alpha/4``: whether a round stops or updates,
+    and in which direction, is decided mostly by the noise, so the KL potential can rise. It is
+    a scale, not a guarantee: the guarantee (:func:`ic_sample_size`) asks that the worst of
+    ``2B`` losses stay below ``alpha/4``, a factor ``2 ln(2kB/beta) + ln(2B/beta)`` more data.
+    """
+    alpha = check.positive(alpha, "alpha")
+    rounds = math.ceil(check.positive(bound, "bound"))
+    return 4 / (alpha * ic_epsilon0(1.0, rounds, delta))
 
 
 # --- Growing databases (Cummings, Krehbiel, Lai, Tantipongpipat 2018) ---------------------------
