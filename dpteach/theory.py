@@ -488,6 +488,25 @@ def claim1_alpha(k: int, n_prime: int) -> float:
     return math.sqrt(math.log(4 * k) / (2 * n_prime))
 
 
+def median_premise_eta(k: int, domain_size: int, n_prime: int) -> float:
+    """The smallest ``eta`` for which Theorem 2's premise holds for *every* sample and every ``k``
+    statistical queries when the candidates are all databases of ``n'`` records (Lecture 4): some
+    candidate ``S*`` within ``eta/4`` of the sample on every query.
+
+    Two ways to find one: Claim 1 (``n' >= ln(4k) / (2 (eta/4)^2)``, whatever ``|X|``), and
+    rounding, which needs no ``k``: round ``n' p_S`` to integers, up at the ``r`` largest
+    fractional parts (``r`` = their sum); the errors ``e`` sum to 0, so ``|<q, e>| <= sum of e^+``
+    for ``q`` in ``[0, 1]^X``, and that is the sum of the ``|X| - r`` smallest fractional parts over
+    ``n'``, at most ``r (|X| - r) / (|X| n') <= floor(|X|^2 / 4) / (|X| n')``. So
+    ``eta = 4 min(floor(|X|^2/4) / (|X| n'), sqrt(ln(4k) / (2 n')))``. Below it the premise is
+    not guaranteed (the rounding bound is attained when every ``n' p_x`` is half an odd integer,
+    on an even ``|X|``)."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    n_prime = check.integer(n_prime, "n_prime", minimum=1)
+    rounding = (size * size // 4) / (size * n_prime)
+    return 4 * min(rounding, claim1_alpha(k, n_prime))
+
+
 def median_eta(k: int, n: int) -> float:
     """``eta = (ln(4k) / (2n))^{1/4}``: the median mechanism's accuracy parameter (Lecture 4); its
     answers are within ``eta`` of the sample while GuessAndCheck has not halted (Theorem 2)."""
@@ -565,6 +584,31 @@ def private_median_failure_bound(n: int, k: int, m: int, eta: float, epsilon: fl
         + 2 * k * math.exp(-eta / (16 * s))
         + 2 * m * math.exp(-eta / (4 * b)),
     )
+
+
+def private_median_onset(k: int, m: int, eta: float, epsilon: float, beta: float = 0.05) -> int:
+    """The smallest sample size ``n`` at which :func:`private_median_failure_bound` is at most
+    ``beta``: from there on, with probability ``>= 1 - beta``, the private median mechanism's
+    noise stays within the halving argument's margins (Lecture 4's analysis, on the private
+    route), so every flagged guess halves the candidates and ``S*`` survives if it exists. Below
+    it nothing is promised: noise can flag correct guesses and move answers away from ``S*``, and
+    GuessAndCheck may halt after ``m`` flags. Grows like ``m ln(k + m) / (epsilon eta)``."""
+    k = check.integer(k, "k", minimum=1)
+    m = check.integer(m, "m", minimum=1)
+    eta = check.positive(eta, "eta")
+    epsilon = check.positive(epsilon, "epsilon")
+    beta = check.probability(beta, "beta")
+    high = 1  # the bound falls as n grows: double, then bisect on the integers
+    while private_median_failure_bound(high, k, m, eta, epsilon) > beta:
+        high *= 2
+    low = high // 2  # the bound exceeds beta at low (or low = 0)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if private_median_failure_bound(mid, k, m, eta, epsilon) <= beta:
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 def laplace_density_ratio_bound(lam: float, b: float) -> float:
