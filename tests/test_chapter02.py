@@ -154,3 +154,13 @@ def test_widget_run_crosses_from_halting_to_halving_in_eta_and_n():
         assert mech.kept_all
     mech, t, _ = run(10**-0.5, 100_000)
     assert not any(mech.wrong) and len(t.answers) == k
+
+
+def test_median_guess_is_kept_in_the_unit_interval_despite_round_off():
+    """Rows of small_databases on which the all-ones query evaluates to 1.0000000000000002: the median guess is clipped into [0, 1] (GuessAndCheck refuses guesses
+    outside), so the mechanism answers 1 instead of raising."""
+    C = median.small_databases(4, 50)
+    over = C[C @ np.ones(4) > 1]
+    assert over.shape[0] > 0 and np.median(over @ np.ones(4)) > 1
+    mech = median.MedianMechanism(np.array([10, 20, 30, 40]), candidates=over, eta=0.1)
+    assert mech.answer(np.ones(4)) == 1.0
