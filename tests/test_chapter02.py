@@ -137,22 +137,28 @@ def test_widget_run_crosses_from_halting_to_halving_in_eta_and_n():
     def run(eta, n, k=200):
         mech, t, h, _ = adaptive.median_run(eta, n, k)
         best, error = best_candidate(mech.candidates, t.queries, h)
-        return mech, t, error <= eta / 4 and mech.alive[best]
+        return mech, t, h / h.sum(), error <= eta / 4 and mech.alive[best]
 
     k, m = 200, 15
     eta_premise = theory.median_premise_eta(k, 4, adaptive.WIDGET_N_PRIME)
-    mech, t, survives = run(0.1, 100_000)
+    mech, t, p_sample, survives = run(0.1, 100_000)
     assert mech.m == m and 0.1 >= eta_premise
     assert 100_000 >= theory.private_median_onset(k, m, 0.1, adaptive.WIDGET_EPSILON)
     assert not mech.checker.halted and not mech.kept_all and survives and len(t.answers) == k
     assert 0 < sum(mech.wrong) < 5  # a few flags, all in the first queries
     assert not any(mech.wrong[20:])
+    assert t.errors(p_sample).max() <= 1.25 * 0.1  # the good event's 5 eta / 4
     for eta, n in [(0.1, 1_000), (0.01, 100_000)]:
         assert eta < eta_premise or n < theory.private_median_onset(k, m, eta, 1.0)
-        mech, t, _ = run(eta, n)
-        assert mech.checker.halted and sum(mech.wrong) == mech.m and len(t.answers) < k
+        mech, t, _, survives = run(eta, n)
+        assert (
+            mech.checker.halted
+            and not survives
+            and sum(mech.wrong) == mech.m
+            and len(t.answers) < k
+        )
         assert mech.kept_all
-    mech, t, _ = run(10**-0.5, 100_000)
+    mech, t, _, _ = run(10**-0.5, 100_000)
     assert not any(mech.wrong) and len(t.answers) == k
 
 
