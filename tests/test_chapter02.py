@@ -163,8 +163,9 @@ def test_widget_run_crosses_from_halting_to_halving_in_eta_and_n():
 
 
 def test_median_guess_is_kept_in_the_unit_interval_despite_round_off():
-    """Rows of small_databases on which the all-ones query evaluates to 1.0000000000000002: the median guess is clipped into [0, 1] (GuessAndCheck refuses guesses
-    outside), so the mechanism answers 1 instead of raising."""
+    """Rows of small_databases on which the all-ones query evaluates to 1.0000000000000002:
+    the median guess is clipped into [0, 1] (GuessAndCheck refuses guesses outside), so the
+    mechanism answers 1 instead of raising."""
     C = median.small_databases(4, 50)
     over = C[C @ np.ones(4) > 1]
     assert over.shape[0] > 0 and np.median(over @ np.ones(4)) > 1
