@@ -763,6 +763,50 @@ def projection_average_error(
     return min(projected, gaussian_average_error(m, n, epsilon, delta, calibration))
 
 
+def projection_crossover_n(
+    m: int,
+    domain_size: int,
+    epsilon: float,
+    delta: float,
+    radius: float | None = None,
+    calibration: str = "analytic",
+) -> float:
+    """The ``n`` below which Theorem 9's bound is below the exact average error without
+    projection: ``sqrt(2 sigma l* / (n sqrt(m))) < sigma sqrt(m) / n`` exactly when
+    ``n < sigma m^{3/2} / (2 l*)``, with ``l* <= R sqrt(2 ln|X|)`` (:func:`gaussian_width_bound`;
+    ``R = sqrt(m)`` by default, which gives ``sigma m / (2 sqrt(2 ln|X|))``, chapter 03's
+    Exercise 4). Their ratio is ``sqrt(n / crossover)``: at a quarter of it the theorem promises
+    half the error, far above it the noise is too small to leave ``K_Q`` and projection changes
+    little. Grows linearly in ``m`` and like ``1 / epsilon``."""
+    m = check.integer(m, "m", minimum=1)
+    width = gaussian_width_bound(m, domain_size, radius)
+    if width == 0:  # |X| = 1: K_Q is a point, projection removes every error
+        return math.inf
+    return sigma_eps_delta(epsilon, delta, calibration) * m**1.5 / (2 * width)
+
+
+def projection_error_ratio(
+    m: int, n: int, domain_size: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """A bound on how much error the projection leaves: ``sqrt(E ||y_hat - y||^2 / E ||W||^2) <=
+    min(1, sqrt(d / m), sqrt(n / crossover))`` with ``d = min(m, |X| - 1)`` and ``crossover`` =
+    :func:`projection_crossover_n` (width bound ``sqrt(2 m ln|X|)``).
+
+    Three reasons. Projection never hurts (1). ``K_Q`` lies in an affine subspace ``A`` of
+    dimension ``d``, and projecting onto ``K_Q`` is projecting onto ``A`` and then onto ``K_Q``,
+    which is 1-Lipschitz and fixes ``y``: so ``||y_hat - y|| <= ||P W||`` with ``P`` the
+    orthogonal projection onto the ``d``-dimensional direction space of ``A``, and ``E ||P W||^2 =
+    d s^2`` against ``E ||W||^2 = m s^2`` (``sqrt(d/m)``; whatever ``n``). Theorem 9 gives
+    ``E ||y_hat - y||^2 <= 2 s l*`` with ``s = sigma sqrt(m) / n``, a ratio ``sqrt(n /
+    crossover)``. Below 1/2 the projection is guaranteed to remove at least half the error."""
+    m = check.integer(m, "m", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    dimension = min(m, size - 1)
+    crossover = projection_crossover_n(m, size, epsilon, delta, calibration=calibration)
+    return min(1.0, math.sqrt(dimension / m), math.sqrt(n / crossover))
+
+
 def projection_sample_size(
     width: float, m: int, alpha: float, epsilon: float, delta: float, calibration: str = "analytic"
 ) -> float:
