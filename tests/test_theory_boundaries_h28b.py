@@ -54,3 +54,44 @@ def test_private_median_onset_rejects_bad_input():
     with pytest.raises(ValueError, match="eta"):
         theory.private_median_onset(60, 15, 0.0, 1.0)
     assert math.isfinite(theory.private_median_onset(1, 1, 1.0, 1e-3))
+
+
+def test_projection_crossover_is_where_theorem9_meets_the_error_without_projection():
+    sigma = theory.sigma_eps_delta(1.0, 1e-6)
+    cross = theory.projection_crossover_n(1000, 256, 1.0, 1e-6)
+    assert cross == pytest.approx(sigma * 1000 / (2 * math.sqrt(2 * math.log(256))))  # Exercise 4
+    width = theory.gaussian_width_bound(1000, 256)
+    for n, below in [(math.floor(cross), True), (math.ceil(cross), False)]:
+        sigma_projected = math.sqrt(2 * sigma * width / (n * math.sqrt(1000)))
+        assert (sigma_projected < theory.gaussian_average_error(1000, n, 1.0, 1e-6)) == below
+    assert theory.projection_crossover_n(1000, 256, 0.1, 1e-6) > 8 * cross  # ~ 1 / epsilon
+    assert theory.projection_crossover_n(5, 1, 1.0, 1e-6) == math.inf  # K_Q a point
+
+
+def test_projection_error_ratio_combines_theorem9_and_the_dimension_of_K_Q():
+    ratio = theory.projection_error_ratio
+    assert ratio(1000, 10**6, 64, 1.0, 1e-6) == pytest.approx(math.sqrt(63 / 1000))
+    assert ratio(20, 1000, 64, 1.0, 1e-6) == 1.0  # full-dimensional K_Q, small noise: nothing
+    cross = theory.projection_crossover_n(20, 64, 1.0, 1e-6)
+    assert ratio(20, 4, 64, 1.0, 1e-6) == pytest.approx(math.sqrt(4 / cross))
+    values = [ratio(200, n, 64, 1.0, 1e-6) for n in (10, 100, 1000, 10**4)]
+    assert values == sorted(values) and values[-1] == pytest.approx(math.sqrt(63 / 200))
+
+
+def test_projection_error_ratio_bounds_the_measured_ratio_and_is_nearly_attained():
+    """Measured on the chapter's explorable (3 runs, fixed seeds): at m = 1,000 and n = 10,000 the
+    noise hardly leaves the affine hull's neighbourhood, so the error left is close to the
+    dimension bound sqrt(63/1000) (a ratio of chi-square norms: relative spread about
+    sqrt(2/63)/sqrt(3) ~ 0.1 for the squares, half that for the ratio); at m = 20, n = 1,000 the
+    bound is 1 and the projection indeed does nothing; at n = 10 it removes more than promised."""
+    from dpteach import projection
+
+    def measured(epsilon, n, m):
+        runs = projection.explore_run(epsilon, n, m)
+        plain, proj = (np.sqrt(np.mean(runs[k] ** 2)) for k in ("gaussian", "projected"))
+        return proj / plain
+
+    bound = theory.projection_error_ratio(1000, 10_000, 64, 1.0, 1e-6)
+    assert measured(1.0, 10_000, 1000) == pytest.approx(bound, rel=0.15)
+    assert measured(1.0, 1000, 20) == pytest.approx(1.0, abs=1e-3)
+    assert measured(1.0, 10, 20) <= theory.projection_error_ratio(20, 10, 64, 1.0, 1e-6)
