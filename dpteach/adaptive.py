@@ -20,8 +20,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check
+from . import theory
 from .mechanisms import Seed, laplace
-from .median import _sample_counts, _statistical_query
+from .median import (
+    PrivateMedianMechanism,
+    _sample_counts,
+    _statistical_query,
+    best_candidate,
+    small_databases,
+)
 
 Analyst = Generator[np.ndarray, float, None]
 
@@ -324,8 +331,6 @@ def median_run(eta: float, n: int, k: int):
     first queries are the same for every ``k``, ``n`` and ``eta``), a sample of ``n`` from
     :data:`WIDGET_POPULATION` (seed 7). Returns ``(mechanism, transcript, counts, P)``; the
     transcript stops where GuessAndCheck halted."""
-    from .median import PrivateMedianMechanism, small_databases
-
     P = np.array(WIDGET_POPULATION)
     h = np.random.default_rng(7).multinomial(check.integer(n, "n", minimum=1), P)
     Q = (np.random.default_rng(8).random((check.integer(k, "k", minimum=1), 4)) < 0.5).astype(float)
@@ -340,8 +345,6 @@ def median_regime(k: int, m: int) -> tuple[float, np.ndarray, np.ndarray]:
     (:func:`~dpteach.theory.median_premise_eta`), and, on a grid of ``eta``, the sample size from
     which the noise stays within the halving margins with probability 0.95
     (:func:`~dpteach.theory.private_median_onset`). Returns ``(eta_premise, etas, onsets)``."""
-    from . import theory
-
     etas = np.geomspace(0.008, 0.4, 25)
     onsets = np.array([theory.private_median_onset(k, m, e, WIDGET_EPSILON) for e in etas])
     return theory.median_premise_eta(k, 4, WIDGET_N_PRIME), etas, onsets
@@ -379,7 +382,6 @@ def median_run_figure(eta: float, n: float, k: int) -> None:
     the regime map; middle, the candidate set over the queries; right, each answer's error in
     units of ``eta``. Axes fixed across the sliders' ranges; the legends list only what is drawn."""
     from . import viz
-    from .median import best_candidate
 
     n = round(n)
     mech, t, h, P = median_run(eta, n, k)

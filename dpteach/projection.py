@@ -36,10 +36,19 @@ import numpy as np
 from scipy import special
 
 from . import _validate as check
-from .data import Dataset
+from . import theory
+from .data import Dataset, correlated_data
+from .domain import Domain
 from .mechanisms import gaussian, gaussian_sigma
 from .privacy import PrivacyBudget
-from .queries import MarginalWorkload, MatrixWorkload, NegatedWorkload, SubsetWorkload, Workload
+from .queries import (
+    MarginalWorkload,
+    MatrixWorkload,
+    NegatedWorkload,
+    SubsetWorkload,
+    Workload,
+    random_queries,
+)
 from .results import Result, Round
 
 Seed = np.random.Generator | int
@@ -570,9 +579,6 @@ def explore_run(epsilon: float, n: int, m: int) -> dict[str, np.ndarray]:
     """The runs behind the chapter's explorable: :func:`error_comparison` (3 runs, seed 2) for
     ``m`` random counting queries (seed ``m``) on a universe of 64 cells and ``n`` correlated
     records (seed 1), at ``(epsilon, 1e-6)``."""
-    from .data import Domain, correlated_data
-    from .queries import random_queries
-
     workload = random_queries(EXPLORE_DOMAIN, m, rng=m)
     data = correlated_data(Domain({"r": EXPLORE_DOMAIN}), n, rng=1)
     return error_comparison(data, workload, epsilon=epsilon, delta=EXPLORE_DELTA, runs=3, rng=2)
@@ -591,7 +597,7 @@ def explore_figure(epsilon: float, n: int, m: int) -> None:
     the ``(n, m)`` plane, where that bound guarantees that projection removes at least half the
     error shaded, and this run, coloured by the share it removed. Axes fixed over the sliders'
     ranges; the shares are rounded to whole percents."""
-    from . import theory, viz
+    from . import viz
 
     runs = explore_run(epsilon, n, m)
     plain, projected = (float(np.sqrt(np.mean(runs[k] ** 2))) for k in ("gaussian", "projected"))
