@@ -535,6 +535,25 @@ def claim1_alpha(k: int, n_prime: int) -> float:
     return math.sqrt(math.log(4 * k) / (2 * n_prime))
 
 
+def median_premise_eta(k: int, domain_size: int, n_prime: int) -> float:
+    """The smallest ``eta`` for which Theorem 2's premise holds for *every* sample and every ``k``
+    statistical queries when the candidates are all databases of ``n'`` records (Lecture 4): some
+    candidate ``S*`` within ``eta/4`` of the sample on every query.
+
+    Two ways to find one: Claim 1 (``n' >= ln(4k) / (2 (eta/4)^2)``, whatever ``|X|``), and
+    rounding, which needs no ``k``: round ``n' p_S`` to integers, up at the ``r`` largest
+    fractional parts (``r`` = their sum); the errors ``e`` sum to 0, so ``|<q, e>| <= sum of e^+``
+    for ``q`` in ``[0, 1]^X``, and that is the sum of the ``|X| - r`` smallest fractional parts over
+    ``n'``, at most ``r (|X| - r) / (|X| n') <= floor(|X|^2 / 4) / (|X| n')``. So
+    ``eta = 4 min(floor(|X|^2/4) / (|X| n'), sqrt(ln(4k) / (2 n')))``. Below it the premise is
+    not guaranteed (the rounding bound is attained when every ``n' p_x`` is half an odd integer,
+    on an even ``|X|``)."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    n_prime = check.integer(n_prime, "n_prime", minimum=1)
+    rounding = (size * size // 4) / (size * n_prime)
+    return 4 * min(rounding, claim1_alpha(k, n_prime))
+
+
 def median_eta(k: int, n: int) -> float:
     """``eta = (ln(4k) / (2n))^{1/4}``: the median mechanism's accuracy parameter (Lecture 4); its
     answers are within ``eta`` of the sample while GuessAndCheck has not halted (Theorem 2)."""
@@ -612,6 +631,31 @@ def private_median_failure_bound(n: int, k: int, m: int, eta: float, epsilon: fl
         + 2 * k * math.exp(-eta / (16 * s))
         + 2 * m * math.exp(-eta / (4 * b)),
     )
+
+
+def private_median_onset(k: int, m: int, eta: float, epsilon: float, beta: float = 0.05) -> int:
+    """The smallest sample size ``n`` at which :func:`private_median_failure_bound` is at most
+    ``beta``: from there on, with probability ``>= 1 - beta``, the private median mechanism's
+    noise stays within the halving argument's margins (Lecture 4's analysis, on the private
+    route), so every flagged guess halves the candidates and ``S*`` survives if it exists. Below
+    it nothing is promised: noise can flag correct guesses and move answers away from ``S*``, and
+    GuessAndCheck may halt after ``m`` flags. Grows like ``m ln(k + m) / (epsilon eta)``."""
+    k = check.integer(k, "k", minimum=1)
+    m = check.integer(m, "m", minimum=1)
+    eta = check.positive(eta, "eta")
+    epsilon = check.positive(epsilon, "epsilon")
+    beta = check.probability(beta, "beta")
+    high = 1  # the bound falls as n grows: double, then bisect on the integers
+    while private_median_failure_bound(high, k, m, eta, epsilon) > beta:
+        high *= 2
+    low = high // 2  # the bound exceeds beta at low (or low = 0)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if private_median_failure_bound(mid, k, m, eta, epsilon) <= beta:
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 def laplace_density_ratio_bound(lam: float, b: float) -> float:
@@ -764,6 +808,50 @@ def projection_average_error(
     sigma = sigma_eps_delta(epsilon, delta, calibration)
     projected = math.sqrt(2 * sigma * width / (n * math.sqrt(m)))
     return min(projected, gaussian_average_error(m, n, epsilon, delta, calibration))
+
+
+def projection_crossover_n(
+    m: int,
+    domain_size: int,
+    epsilon: float,
+    delta: float,
+    radius: float | None = None,
+    calibration: str = "analytic",
+) -> float:
+    """The ``n`` below which Theorem 9's bound is below the exact average error without
+    projection: ``sqrt(2 sigma l* / (n sqrt(m))) < sigma sqrt(m) / n`` exactly when
+    ``n < sigma m^{3/2} / (2 l*)``, with ``l* <= R sqrt(2 ln|X|)`` (:func:`gaussian_width_bound`;
+    ``R = sqrt(m)`` by default, which gives ``sigma m / (2 sqrt(2 ln|X|))``, chapter 03's
+    Exercise 4). Their ratio is ``sqrt(n / crossover)``: at a quarter of it the theorem promises
+    half the error, far above it the noise is too small to leave ``K_Q`` and projection changes
+    little. Grows linearly in ``m`` and like ``1 / epsilon``."""
+    m = check.integer(m, "m", minimum=1)
+    width = gaussian_width_bound(m, domain_size, radius)
+    if width == 0:  # |X| = 1: K_Q is a point, projection removes every error
+        return math.inf
+    return sigma_eps_delta(epsilon, delta, calibration) * m**1.5 / (2 * width)
+
+
+def projection_error_ratio(
+    m: int, n: int, domain_size: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """A bound on how much error the projection leaves: ``sqrt(E ||y_hat - y||^2 / E ||W||^2) <=
+    min(1, sqrt(d / m), sqrt(n / crossover))`` with ``d = min(m, |X| - 1)`` and ``crossover`` =
+    :func:`projection_crossover_n` (width bound ``sqrt(2 m ln|X|)``).
+
+    Three reasons. Projection never hurts (1). ``K_Q`` lies in an affine subspace ``A`` of
+    dimension ``d``, and projecting onto ``K_Q`` is projecting onto ``A`` and then onto ``K_Q``,
+    which is 1-Lipschitz and fixes ``y``: so ``||y_hat - y|| <= ||P W||`` with ``P`` the
+    orthogonal projection onto the ``d``-dimensional direction space of ``A``, and ``E ||P W||^2 =
+    d s^2`` against ``E ||W||^2 = m s^2`` (``sqrt(d/m)``; whatever ``n``). Theorem 9 gives
+    ``E ||y_hat - y||^2 <= 2 s l*`` with ``s = sigma sqrt(m) / n``, a ratio ``sqrt(n /
+    crossover)``. Below 1/2 the projection is guaranteed to remove at least half the error."""
+    m = check.integer(m, "m", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    dimension = min(m, size - 1)
+    crossover = projection_crossover_n(m, size, epsilon, delta, calibration=calibration)
+    return min(1.0, math.sqrt(dimension / m), math.sqrt(n / crossover))
 
 
 def projection_sample_size(
