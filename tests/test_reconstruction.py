@@ -65,6 +65,18 @@ def test_exact_answers_to_m_at_least_n_queries_are_decoded_exactly(weights):
                                  secret) == 1.0  # fmt: skip
 
 
+def test_dinur_nissims_feasibility_program_recovers_the_bits_and_refuses_a_wrong_answer():
+    secret = rc.secret_bits(100, rng=10)
+    queries = rc.subset_queries(400, 100, rng=11)
+    answers = rc.bounded_answers(queries, secret, error=1.0, rng=12)
+    x = rc.feasibility_decode(queries, answers, error=1.0)
+    assert np.max(np.abs(queries @ x - answers)) <= 1.0 + 1e-6  # feasible
+    assert rc.fraction_recovered((x > 0.5).astype(int), secret) >= 0.95
+    answers[0] = -5.0  # no x >= 0 has a negative subset sum within 1 of it
+    with pytest.raises(ValueError, match="no x"):
+        rc.feasibility_decode(queries, answers, error=1.0)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_error_far_below_sqrt_n_recovers_nearly_every_bit(seed):
     run = rc.lp_attack(100, 400, error=1.0, rng=seed)  # E = 1, sqrt(n) = 10
@@ -198,6 +210,7 @@ BAD = [
     (lambda: rc.lp_decode(QUERIES, [1.0, 2.0, 3.0]), ValueError, "one entry per query"),
     (lambda: rc.lp_decode(QUERIES, [1.0, math.nan]), ValueError, "finite"),
     (lambda: rc.lp_decode(np.zeros((2001, 2000)), np.zeros(2001)), ValueError, "MAX_LP_CELLS"),
+    (lambda: rc.feasibility_decode(QUERIES, [1.0, 1.0], error=-1), ValueError, "error"),
     (lambda: rc.lp_attack(3000, 3000, error=1.0, rng=0), ValueError, "MAX_LP_CELLS"),
     (lambda: rc.lp_attack(10, 20, rng=0), ValueError, "exactly one"),
     (lambda: rc.lp_attack(10, 20, error=1.0, epsilon=1.0, rng=0), ValueError, "exactly one"),
