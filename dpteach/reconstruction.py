@@ -359,18 +359,21 @@ def lp_attack(
 
 def attack_figure(noise: float, n: int, ratio: int) -> None:
     """The chapter's explorable: one LP attack with answers within ``E = noise * sqrt(n)``
-    (uniform noise) on ``m = ratio * n`` random subset queries, drawn as histograms of the LP's
-    fractional solution for the people whose bit is 0 and for those whose bit is 1; rounding
-    at 1/2 (dashed) gets right the bits on the correct side of it."""
+    (uniform noise) on ``m = ratio * n`` random subset queries, drawn as histograms (side by
+    side in each bin) of the LP's fractional solution for the people whose bit is 0 and for
+    those whose bit is 1; rounding at 1/2 (dashed) gets right the bits on the correct side."""
     from . import viz
 
     noise = check.nonnegative(noise, "noise")
     run = lp_attack(n, ratio * n, error=noise * math.sqrt(n), rng=2026)
     _, ax = viz.subplots()
     bins = np.linspace(0, 1, 21)
-    for bit, color in ((0, "blue"), (1, "orange")):
-        ax.hist(run.decoded[run.secret == bit], bins=bins, alpha=0.6, color=viz.PALETTE[color],
-                label=f"people whose bit is {bit}")  # fmt: skip
+    ax.hist(
+        [run.decoded[run.secret == 0], run.decoded[run.secret == 1]],
+        bins=bins,
+        color=[viz.PALETTE["blue"], viz.PALETTE["orange"]],
+        label=["people whose bit is 0", "people whose bit is 1"],
+    )  # side by side in each bin
     ax.axvline(0.5, color=viz.PALETTE["black"], linestyle="--", linewidth=1.4, label="round at 1/2")
     ax.set(xlabel=r"LP decoding's $\hat x_i$", ylabel="people", xlim=(0, 1))
     ax.set_title(
