@@ -682,6 +682,52 @@ def laplace_privacy_loss(y: object, mu: float, mu_prime: float, b: float) -> np.
     return (np.abs(y - mu_prime) - np.abs(y - mu)) / check.positive(b, "b")
 
 
+# --- Reconstruction (chapter 06; Dinur and Nissim 2003) ------------------------------------------
+
+
+def reconstruction_bound(epsilon: float) -> float:
+    """``e^eps / (1 + e^eps)``: the largest expected fraction of a uniformly random secret
+    ``d`` in ``{0, 1}^n`` that *any* attacker recovers from an ``epsilon``-DP release
+    (replace-one neighbours: one person's bit changes).
+
+    For each person ``i``, fix the other bits: the release on ``d_i = 0`` and on ``d_i = 1`` are
+    ``epsilon``-indistinguishable, and a test between two such distributions with prior 1/2 is
+    right with probability at most ``e^eps / (1 + e^eps)`` (the best event ``S`` has
+    ``P_0(S) = e^eps / (1 + e^eps)``, ``P_1(S) = 1 / (1 + e^eps)``); average over ``i``.
+    ``epsilon`` is the guarantee of the whole release (for ``m`` answers at ``eps_q`` each, at
+    most ``m eps_q``). Chapter 06, Theorem 4.
+    """
+    return 1 / (1 + math.exp(-check.nonnegative(epsilon, "epsilon")))
+
+
+def exhaustive_attack_bound(error: float) -> float:
+    """``4 E``: the most bits in which any database consistent with answers within ``E`` to all
+    ``2^n`` subset sums differs from the secret (Dinur and Nissim 2003; Dwork-Roth §8.1;
+    chapter 06, Theorem 1). Attained when ``2E`` is an integer:
+    :func:`dpteach.reconstruction.decoy_answers`."""
+    return 4 * check.nonnegative(error, "error")
+
+
+def lp_decoding_heuristic(error: float, m: int) -> float:
+    """``Phi(sqrt(m) / (4 E))``: a *heuristic* (no theorem) for the fraction of bits LP decoding
+    recovers from ``m`` random subset sums with independent noise uniform on ``[-E, E]``.
+
+    LP decoding is least-absolute-deviations regression; for ``m`` much larger than ``n`` its
+    estimate is approximately normal with covariance ``Sigma^-1 / (4 f(0)^2 m)`` (``f`` the
+    noise density, ``f(0) = 1/(2E)``; ``Sigma = E[q q^T] = (I + 1 1^T)/4`` for fair 0/1 queries,
+    whose inverse has diagonal ``4n/(n+1)``, about 4), so each ``x_i`` is off by about
+    ``N(0, 4E^2/m)`` and lands on the right side of 1/2 with probability ``Phi(sqrt(m)/(4E))``.
+    The box ``0 <= x <= 1`` and ``m`` near ``n`` are ignored. In units of ``sqrt(n)``:
+    ``Phi(sqrt(m/n) / (4 E/sqrt(n)))``, so the collapse moves like ``sqrt(m/n)``. Chapter 06,
+    Exercise 3.
+    """
+    error = check.nonnegative(error, "error")
+    m = check.integer(m, "m", minimum=1)
+    if error == 0:
+        return 1.0
+    return float(special.ndtr(math.sqrt(m) / (4 * error)))
+
+
 # --- Chapter 00: the Gaussian baseline's expected max error --------------------------------------
 
 
