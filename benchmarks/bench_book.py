@@ -3,7 +3,7 @@
 Each notebook is executed in a fresh kernel as ``scripts/execute_notebooks.py`` does (nothing is
 saved): its wall-clock time, its kernel's CPU time (start-up included), and its three slowest
 cells (from nbclient's per-cell timing). The target is the execution a reader (or ``make test``)
-runs: each ``viz.explorable`` draws its default position only. The execution for the website
+runs: each ``widgets.explorable`` draws its default position only. The execution for the website
 (``make notebooks``: every explorable precomputes its whole grid of slider positions) is reported
 too, in rows of its own. ``--quick`` executes only the first code cell of one notebook (a check
 that the harness runs).

@@ -1,7 +1,7 @@
 """Issue 15, target 6: every widget's callback, render included, at its defaults and across its
 sliders' ranges.
 
-Each notebook's widgets (``viz.explorable`` and ``widgets.interactive_figure`` calls) are
+Each notebook's widgets (``widgets.explorable`` and ``widgets.interactive_figure`` calls) are
 captured by executing only the code cells they need (found by the names they use) with both
 factories patched to record the drawing function and its controls. Then the live widget is built
 (:func:`dpteach.widgets.interactive_figure`, no kernel needed) and timed as a reader feels it,
@@ -53,6 +53,7 @@ class Widget:
     grid: dict | None = None
     times: dict = field(default_factory=dict)
     relayouts: int = 0
+    parts: list = field(default_factory=list)  # FrameRenderer.timings of each timed move
     full_collections: list = field(default_factory=list)  # (seconds, inside a move)
 
 
@@ -90,7 +91,7 @@ def _needed(cells: list[str], last: int) -> list[int]:
 
 def capture(path: Path) -> list[Widget]:
     """The widgets of one notebook, with the state their drawing functions need."""
-    from dpteach import viz, widgets
+    from dpteach import widgets
 
     cells = _code_cells(path)
     found: list[Widget] = []
@@ -107,8 +108,8 @@ def capture(path: Path) -> list[Widget]:
         if recording[-1]:
             found.append(Widget(path.stem, draw.__name__, draw, controls))
 
-    originals = viz.explorable, widgets.interactive_figure
-    viz.explorable, widgets.interactive_figure = explorable, interactive_figure
+    originals = widgets.explorable, widgets.interactive_figure
+    widgets.explorable, widgets.interactive_figure = explorable, interactive_figure
     quiet = contextlib.redirect_stdout(io.StringIO())  # the cells' prints
     try:
         with quiet:
@@ -119,7 +120,7 @@ def capture(path: Path) -> list[Widget]:
                         recording.append(i == last)
                         exec(compile(cells[i], f"{path.name}[{i}]", "exec"), namespace)
     finally:
-        viz.explorable, widgets.interactive_figure = originals
+        widgets.explorable, widgets.interactive_figure = originals
     return found
 
 
@@ -179,9 +180,12 @@ async def _measure(widget: Widget, quick: bool, moving: list) -> None:
 
     box = widgets.interactive_figure(widget.draw, **widget.controls)  # draws the default once
 
-    async def move(action) -> tuple[float, float]:
+    async def move(action, split: bool = True) -> tuple[float, float]:
         await asyncio.sleep(PAUSE)
-        return _timed(action, moving)
+        timed = _timed(action, moving)
+        if split:  # where the move's time went: draw function, rendering, PNG encoding
+            widget.parts.append(dict(box.renderer.timings))
+        return timed
 
     widget.times["default"] = [await move(box.redraw) for _ in range(1 if quick else 3)]
     if quick:
@@ -202,7 +206,15 @@ async def _measure(widget: Widget, quick: bool, moving: list) -> None:
     widget.times["sweep"] = sweep
     widget.relayouts = box.renderer.relayouts
     canvas = box.renderer.figure.canvas  # the last frame, drawn again with nothing changed
-    widget.times["floor"] = [await move(canvas.draw) for _ in range(3)]
+    widget.times["floor"] = [await move(canvas.draw, split=False) for _ in range(3)]
+
+
+def _split(widget: Widget) -> str:
+    parts = {k: np.median([p[k] for p in widget.parts]) for k in ("draw", "render", "encode")}
+    return (
+        "median split: draw function (computation and artists) {draw:.3f} s, rendering "
+        "(layout and rasterising) {render:.3f} s, PNG encoding {encode:.3f} s"
+    ).format(**parts)
 
 
 def _collections(widget: Widget) -> str:
@@ -236,7 +248,7 @@ def run(quick: bool = False) -> list[dict]:
                          f"{np.median(sweep):.3f}, max {max(sweep):.3f} s; kept layout redone "
                          f"for {widget.relayouts} of them; matplotlib's redraw of the last "
                          f"frame unchanged {np.median(widget.times['floor'], axis=0)[0]:.3f} s; "
-                         + _collections(widget)),
+                         + _split(widget) + "; " + _collections(widget)),
             })  # fmt: skip
             if sweep:
                 rows.append({

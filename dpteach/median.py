@@ -308,7 +308,9 @@ class MedianMechanism:
             return None
         q = _statistical_query(q, self.candidates.shape[1])
         values = self.candidates[self._alive] @ q
-        guess = float(np.median(values))
+        # a median of values in [0, 1]; the clip only undoes floating-point round-off of C @ q
+        # (a candidate's sum of weights can exceed 1 in its last bit)
+        guess = float(np.clip(np.median(values), 0.0, 1.0))
         a = self.checker.ask(q, guess)
         wrong = a != guess
         if wrong:

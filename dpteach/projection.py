@@ -37,11 +37,18 @@ from scipy import special
 
 from . import _validate as check
 from . import theory
-from .data import Dataset
-from .domain import same_universe
+from .data import Dataset, correlated_data
+from .domain import Domain, same_universe
 from .mechanisms import _gaussian, _gaussian_sigma
 from .privacy import PrivacyBudget
-from .queries import MarginalWorkload, MatrixWorkload, NegatedWorkload, SubsetWorkload, Workload
+from .queries import (
+    MarginalWorkload,
+    MatrixWorkload,
+    NegatedWorkload,
+    SubsetWorkload,
+    Workload,
+    random_queries,
+)
 from .results import Result, Round
 
 Seed = np.random.Generator | int
@@ -564,25 +571,75 @@ def draw_geometry(ax, workload: Workload, true: object, noisy: object, projected
         ax.set_zlabel(r"$q_3$")
 
 
-def draw_error_curves(
-    ax, workload: Workload, n: int, epsilon: float, delta: float, plain: object, projected: object
-) -> None:
-    """Average error against ``n`` for ``workload``: the exact error without projection and
-    Theorem 9's bound (with the width bound ``R sqrt(2 ln|X|)``, capped by the error without
-    projection, since projection never hurts) as dashed lines, and one
-    measured run at ``n`` (per-query errors ``plain`` without and ``projected`` with projection)."""
-    from .viz import PALETTE, bound
+#: The chapter's explorable: its universe, privacy parameter delta, and the ranges of its n and m
+#: sliders (the axes of its figure span them, so they stay fixed as the sliders move).
+EXPLORE_DOMAIN, EXPLORE_DELTA = 64, 1e-6
+EXPLORE_N, EXPLORE_M, EXPLORE_EPSILON = (10, 10_000), (2, 1000), (0.1, 10.0)
 
-    m = workload.k
-    grid = np.unique(np.geomspace(10, 10_000, 30).astype(int))
-    width = theory.gaussian_width_bound(m, workload.domain_size, radius=radius(workload))
-    bound(ax, grid, [theory.gaussian_average_error(m, k, epsilon, delta) for k in grid],
-          "no projection (exact)", color=PALETTE["vermillion"])  # fmt: skip
-    bound(ax, grid, [theory.projection_average_error(width, m, k, epsilon, delta) for k in grid],
-          r"Theorem 9 ($\ell^* \leq R\sqrt{2\ln|X|}$), capped", color=PALETTE["blue"])  # fmt: skip
-    for errors, color, label in [(plain, "vermillion", "measured, no projection"),
-                                 (projected, "blue", "measured, projected")]:  # fmt: skip
-        rms = float(np.sqrt(np.mean(np.square(errors))))
-        ax.plot([n], [rms], "o", color=PALETTE[color], label=label)
-    ax.set(xscale="log", yscale="log", xlabel="number of people $n$", ylabel="average error",
-           title=f"m = {m} queries over |X| = {workload.domain_size}")  # fmt: skip
+
+def explore_run(epsilon: float, n: int, m: int) -> dict[str, np.ndarray]:
+    """The runs behind the chapter's explorable: :func:`error_comparison` (3 runs, seed 2) for
+    ``m`` random counting queries (seed ``m``) on a universe of 64 cells and ``n`` correlated
+    records (seed 1), at ``(epsilon, 1e-6)``."""
+    workload = random_queries(EXPLORE_DOMAIN, m, rng=m)
+    data = correlated_data(Domain({"r": EXPLORE_DOMAIN}), n, rng=1)
+    return error_comparison(data, workload, epsilon=epsilon, delta=EXPLORE_DELTA, runs=3, rng=2)
+
+
+#: The explorable's shaded bands: where :func:`dpteach.theory.projection_error_ratio` is at most
+#: the level (the projection is guaranteed to remove at least ``1 - level`` of the error).
+_BANDS = [(1 - 1e-9, 0.12, "guaranteed: removes some"), (0.5, 0.2, "guaranteed: removes half")]
+
+
+def explore_figure(epsilon: float, n: int, m: int) -> None:
+    """The chapter's explorable, a pure function of its sliders. Left: the average error against
+    ``n`` for these ``m`` and ``epsilon``: exact without projection, and
+    :func:`dpteach.theory.projection_error_ratio` times it (Theorem 9, and the dimension of
+    ``K_Q``), both dashed; the measured average errors of :func:`explore_run` at ``n``. Right:
+    the ``(n, m)`` plane, where that bound guarantees that projection removes at least half the
+    error shaded, and this run, coloured by the share it removed. Axes fixed over the sliders'
+    ranges; the shares are rounded to whole percents."""
+    from . import viz
+
+    runs = explore_run(epsilon, n, m)
+    plain, projected = (float(np.sqrt(np.mean(runs[k] ** 2))) for k in ("gaussian", "projected"))
+    removed = max(0.0, 1 - projected / plain)  # 0 up to the solver's tolerance when inside K_Q
+    args = (EXPLORE_DOMAIN, epsilon, EXPLORE_DELTA)
+    fig, (left, right) = viz.subplots(ncols=2)
+    ns = np.geomspace(EXPLORE_N[0] / 1.3, EXPLORE_N[1] * 1.3, 40)
+    exact = np.array([theory.gaussian_average_error(m, round(k), *args[1:]) for k in ns])
+    ratio = np.array([theory.projection_error_ratio(m, round(k), *args) for k in ns])
+    for level, alpha, label in _BANDS:  # where the bound promises something, along n
+        inside = ns[ratio <= level]
+        if inside.size:
+            left.axvspan(ns[0], inside.max(), color=viz.PALETTE["green"], alpha=alpha,
+                         linewidth=0, label=label)  # fmt: skip
+    viz.bound(left, ns, exact, "no projection (exact)", color=viz.PALETTE["vermillion"])
+    viz.bound(left, ns, ratio * exact, r"projected: bound (Thm 9, dim $K_Q$)",
+              color=viz.PALETTE["blue"])  # fmt: skip
+    left.plot([n], [plain], "s", color=viz.PALETTE["vermillion"], label="measured, no projection")
+    left.plot([n], [projected], "o", color=viz.PALETTE["blue"], label="measured, projected")
+    left.set(xscale="log", yscale="log", xlim=(ns[0], ns[-1]), ylim=(5e-5, 300),
+             xlabel="number of people $n$", ylabel="average error (3 runs)")  # fmt: skip
+    left.set_title(f"m = {m}, ε = {epsilon:.3g}: projection removes {removed:.0%}", fontsize=9)
+    left.legend(fontsize=7, loc="lower left")
+    ms = np.geomspace(EXPLORE_M[0] / 1.3, EXPLORE_M[1] * 1.3, 40)
+    grid = np.array([[theory.projection_error_ratio(round(j), round(k), *args) for k in ns]
+                     for j in ms])  # fmt: skip
+    for level, alpha, label in _BANDS:
+        right.contourf(ns, ms, grid, levels=[0, level], colors=[viz.PALETTE["green"]],
+                       alpha=alpha)  # fmt: skip
+        right.plot([], [], "s", color=viz.PALETTE["green"], alpha=2 * alpha, markersize=8,
+                   label=label)  # fmt: skip
+    right.contour(ns, ms, grid, levels=[band[0] for band in _BANDS][::-1],
+                  colors=[viz.PALETTE["black"]], linestyles=["--", ":"][::-1],
+                  linewidths=1.2)  # fmt: skip
+    color = "green" if removed >= 0.5 else "orange" if removed >= 0.1 else "vermillion"
+    right.plot([n], [m], "*", markersize=14, color=viz.PALETTE[color], markeredgecolor="black",
+               label=f"this run: {removed:.0%} removed")  # fmt: skip
+    right.set(xscale="log", yscale="log", xlim=(ns[0], ns[-1]), ylim=(ms[0], ms[-1]),
+              xlabel="number of people $n$", ylabel="number of queries $m$")  # fmt: skip
+    right.set_title(f"n = {n:,}, |X| = {EXPLORE_DOMAIN}", fontsize=9)
+    right.legend(fontsize=7, loc="lower right")
+    for ax in (left, right):
+        ax.minorticks_off()  # a tick at every decade reads as well, and draws much faster

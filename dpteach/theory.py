@@ -72,6 +72,36 @@ def gaussian_max_error(
     return sigma * math.sqrt(2 * math.log(2 * k / beta))
 
 
+def gaussian_beats_laplace_k(
+    n: int, epsilon: float, delta: float, beta: float = 0.05, k_max: int = 2**40
+) -> int | None:
+    """The smallest ``k`` from which the Gaussian baseline's bound (:func:`gaussian_max_error`)
+    is below the Laplace baseline's (:func:`laplace_max_error`), at the same ``n``, ``epsilon``
+    and ``beta``: the crossover of chapter 00 (both scale as ``1/n``, so it hardly depends on
+    ``n``). ``None`` if there is none up to ``k_max``.
+
+    The Laplace bound grows like ``k log k`` and the Gaussian one like ``sqrt(k log k)``, so
+    their difference changes sign once: found by doubling ``k``, then bisection.
+    """
+    k_max = check.integer(k_max, "k_max", minimum=1)
+
+    def gaussian_wins(k: int) -> bool:
+        return gaussian_max_error(k, n, epsilon, delta, beta) < laplace_max_error(
+            k, n, epsilon, beta
+        )
+
+    hi = 1
+    while not gaussian_wins(hi):
+        if hi >= k_max:
+            return None
+        hi = min(2 * hi, k_max)
+    lo = hi // 2  # Laplace's bound is at most the Gaussian's at lo (or lo = 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if gaussian_wins(mid) else (mid, hi)
+    return hi
+
+
 def exponential_mechanism_error(
     num_outcomes: int, sensitivity: float, epsilon: float, beta: float = 0.05
 ) -> float:
@@ -363,6 +393,23 @@ def ic_alpha_lecture(
     )
 
 
+def ic_noise_onset(bound: float, alpha: float, delta: float = 0.0) -> float:
+    """The product ``n eps`` below which the IC mechanism's rounds are driven by noise: where
+    the Laplace scale ``1/(n eps_0)`` of one estimate (Algorithm 1, step 2; ``eps_0`` from
+    :func:`ic_epsilon0` with ``B = ceil(bound)``, ``bound = B(alpha/2)``) equals ``alpha/4``,
+    the error the proof of Lecture 7, Theorem 5 allows an estimate. That is
+    ``n eps = 8B/alpha`` for pure DP and ``16 sqrt(B ln(1/delta))/alpha`` for ``delta > 0``.
+
+    Below it a typical estimate errs by more than ``alpha/4``: whether a round stops or updates,
+    and in which direction, is decided mostly by the noise, so the KL potential can rise. It is
+    a scale, not a guarantee: the guarantee (:func:`ic_sample_size`) asks that the worst of
+    ``2B`` losses stay below ``alpha/4``, a factor ``2 ln(2kB/beta) + ln(2B/beta)`` more data.
+    """
+    alpha = check.positive(alpha, "alpha")
+    rounds = math.ceil(check.positive(bound, "bound"))
+    return 4 / (alpha * ic_epsilon0(1.0, rounds, delta))
+
+
 # --- Growing databases (Cummings, Krehbiel, Lai, Tantipongpipat 2018) ---------------------------
 #
 # The paper's formulas did not survive into our copy of its text; the forms below are our
@@ -498,6 +545,25 @@ def claim1_alpha(k: int, n_prime: int) -> float:
     return math.sqrt(math.log(4 * k) / (2 * n_prime))
 
 
+def median_premise_eta(k: int, domain_size: int, n_prime: int) -> float:
+    """The smallest ``eta`` for which Theorem 2's premise holds for *every* sample and every ``k``
+    statistical queries when the candidates are all databases of ``n'`` records (Lecture 4): some
+    candidate ``S*`` within ``eta/4`` of the sample on every query.
+
+    Two ways to find one: Claim 1 (``n' >= ln(4k) / (2 (eta/4)^2)``, whatever ``|X|``), and
+    rounding, which needs no ``k``: round ``n' p_S`` to integers, up at the ``r`` largest
+    fractional parts (``r`` = their sum); the errors ``e`` sum to 0, so ``|<q, e>| <= sum of e^+``
+    for ``q`` in ``[0, 1]^X``, and that is the sum of the ``|X| - r`` smallest fractional parts over
+    ``n'``, at most ``r (|X| - r) / (|X| n') <= floor(|X|^2 / 4) / (|X| n')``. So
+    ``eta = 4 min(floor(|X|^2/4) / (|X| n'), sqrt(ln(4k) / (2 n')))``. Below it the premise is
+    not guaranteed (the rounding bound is attained when every ``n' p_x`` is half an odd integer,
+    on an even ``|X|``)."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    n_prime = check.integer(n_prime, "n_prime", minimum=1)
+    rounding = (size * size // 4) / (size * n_prime)
+    return 4 * min(rounding, claim1_alpha(k, n_prime))
+
+
 def median_eta(k: int, n: int) -> float:
     """``eta = (ln(4k) / (2n))^{1/4}``: the median mechanism's accuracy parameter (Lecture 4); its
     answers are within ``eta`` of the sample while GuessAndCheck has not halted (Theorem 2)."""
@@ -577,6 +643,31 @@ def private_median_failure_bound(n: int, k: int, m: int, eta: float, epsilon: fl
     )
 
 
+def private_median_onset(k: int, m: int, eta: float, epsilon: float, beta: float = 0.05) -> int:
+    """The smallest sample size ``n`` at which :func:`private_median_failure_bound` is at most
+    ``beta``: from there on, with probability ``>= 1 - beta``, the private median mechanism's
+    noise stays within the halving argument's margins (Lecture 4's analysis, on the private
+    route), so every flagged guess halves the candidates and ``S*`` survives if it exists. Below
+    it nothing is promised: noise can flag correct guesses and move answers away from ``S*``, and
+    GuessAndCheck may halt after ``m`` flags. Grows like ``m ln(k + m) / (epsilon eta)``."""
+    k = check.integer(k, "k", minimum=1)
+    m = check.integer(m, "m", minimum=1)
+    eta = check.positive(eta, "eta")
+    epsilon = check.positive(epsilon, "epsilon")
+    beta = check.probability(beta, "beta")
+    high = 1  # the bound falls as n grows: double, then bisect on the integers
+    while private_median_failure_bound(high, k, m, eta, epsilon) > beta:
+        high *= 2
+    low = high // 2  # the bound exceeds beta at low (or low = 0)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if private_median_failure_bound(mid, k, m, eta, epsilon) <= beta:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
 def laplace_density_ratio_bound(lam: float, b: float) -> float:
     """``e^{lambda / b}``: Claim 3 (Lecture 4) bounds ``h_{mu', b}(y) / h_{mu, b}(y)`` within
     ``[e^{-lambda/b}, e^{lambda/b}]`` for ``|mu - mu'| <= lambda``, for every ``y``."""
@@ -599,6 +690,52 @@ def laplace_privacy_loss(y: object, mu: float, mu_prime: float, b: float) -> np.
     y = check.array(y, "y")
     mu, mu_prime = check.real(mu, "mu"), check.real(mu_prime, "mu_prime")
     return (np.abs(y - mu_prime) - np.abs(y - mu)) / check.positive(b, "b")
+
+
+# --- Reconstruction (chapter 06; Dinur and Nissim 2003) ------------------------------------------
+
+
+def reconstruction_bound(epsilon: float) -> float:
+    """``e^eps / (1 + e^eps)``: the largest expected fraction of a uniformly random secret
+    ``d`` in ``{0, 1}^n`` that *any* attacker recovers from an ``epsilon``-DP release
+    (replace-one neighbours: one person's bit changes).
+
+    For each person ``i``, fix the other bits: the release on ``d_i = 0`` and on ``d_i = 1`` are
+    ``epsilon``-indistinguishable, and a test between two such distributions with prior 1/2 is
+    right with probability at most ``e^eps / (1 + e^eps)`` (the best event ``S`` has
+    ``P_0(S) = e^eps / (1 + e^eps)``, ``P_1(S) = 1 / (1 + e^eps)``); average over ``i``.
+    ``epsilon`` is the guarantee of the whole release (for ``m`` answers at ``eps_q`` each, at
+    most ``m eps_q``). Chapter 06, Theorem 4.
+    """
+    return 1 / (1 + math.exp(-check.nonnegative(epsilon, "epsilon")))
+
+
+def exhaustive_attack_bound(error: float) -> float:
+    """``4 E``: the most bits in which any database consistent with answers within ``E`` to all
+    ``2^n`` subset sums differs from the secret (Dinur and Nissim 2003; Dwork-Roth §8.1;
+    chapter 06, Theorem 1). Attained when ``2E`` is an integer:
+    :func:`dpteach.reconstruction.decoy_answers`."""
+    return 4 * check.nonnegative(error, "error")
+
+
+def lp_decoding_heuristic(error: float, m: int) -> float:
+    """``Phi(sqrt(m) / (4 E))``: a *heuristic* (no theorem) for the fraction of bits LP decoding
+    recovers from ``m`` random subset sums with independent noise uniform on ``[-E, E]``.
+
+    LP decoding is least-absolute-deviations regression; for ``m`` much larger than ``n`` its
+    estimate is approximately normal with covariance ``Sigma^-1 / (4 f(0)^2 m)`` (``f`` the
+    noise density, ``f(0) = 1/(2E)``; ``Sigma = E[q q^T] = (I + 1 1^T)/4`` for fair 0/1 queries,
+    whose inverse has diagonal ``4n/(n+1)``, about 4), so each ``x_i`` is off by about
+    ``N(0, 4E^2/m)`` and lands on the right side of 1/2 with probability ``Phi(sqrt(m)/(4E))``.
+    The box ``0 <= x <= 1`` and ``m`` near ``n`` are ignored. In units of ``sqrt(n)``:
+    ``Phi(sqrt(m/n) / (4 E/sqrt(n)))``, so the collapse moves like ``sqrt(m/n)``. Chapter 06,
+    Exercise 3.
+    """
+    error = check.nonnegative(error, "error")
+    m = check.integer(m, "m", minimum=1)
+    if error == 0:
+        return 1.0
+    return float(special.ndtr(math.sqrt(m) / (4 * error)))
 
 
 # --- Chapter 00: the Gaussian baseline's expected max error --------------------------------------
@@ -756,6 +893,50 @@ def projection_average_error(
     sigma = sigma_eps_delta(epsilon, delta, calibration)
     projected = math.sqrt(2 * sigma * width / (n * math.sqrt(m)))
     return min(projected, gaussian_average_error(m, n, epsilon, delta, calibration))
+
+
+def projection_crossover_n(
+    m: int,
+    domain_size: int,
+    epsilon: float,
+    delta: float,
+    radius: float | None = None,
+    calibration: str = "analytic",
+) -> float:
+    """The ``n`` below which Theorem 9's bound is below the exact average error without
+    projection: ``sqrt(2 sigma l* / (n sqrt(m))) < sigma sqrt(m) / n`` exactly when
+    ``n < sigma m^{3/2} / (2 l*)``, with ``l* <= R sqrt(2 ln|X|)`` (:func:`gaussian_width_bound`;
+    ``R = sqrt(m)`` by default, which gives ``sigma m / (2 sqrt(2 ln|X|))``, chapter 03's
+    Exercise 4). Their ratio is ``sqrt(n / crossover)``: at a quarter of it the theorem promises
+    half the error, far above it the noise is too small to leave ``K_Q`` and projection changes
+    little. Grows linearly in ``m`` and like ``1 / epsilon``."""
+    m = check.integer(m, "m", minimum=1)
+    width = gaussian_width_bound(m, domain_size, radius)
+    if width == 0:  # |X| = 1: K_Q is a point, projection removes every error
+        return math.inf
+    return sigma_eps_delta(epsilon, delta, calibration) * m**1.5 / (2 * width)
+
+
+def projection_error_ratio(
+    m: int, n: int, domain_size: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """A bound on how much error the projection leaves: ``sqrt(E ||y_hat - y||^2 / E ||W||^2) <=
+    min(1, sqrt(d / m), sqrt(n / crossover))`` with ``d = min(m, |X| - 1)`` and ``crossover`` =
+    :func:`projection_crossover_n` (width bound ``sqrt(2 m ln|X|)``).
+
+    Three reasons. Projection never hurts (1). ``K_Q`` lies in an affine subspace ``A`` of
+    dimension ``d``, and projecting onto ``K_Q`` is projecting onto ``A`` and then onto ``K_Q``,
+    which is 1-Lipschitz and fixes ``y``: so ``||y_hat - y|| <= ||P W||`` with ``P`` the
+    orthogonal projection onto the ``d``-dimensional direction space of ``A``, and ``E ||P W||^2 =
+    d s^2`` against ``E ||W||^2 = m s^2`` (``sqrt(d/m)``; whatever ``n``). Theorem 9 gives
+    ``E ||y_hat - y||^2 <= 2 s l*`` with ``s = sigma sqrt(m) / n``, a ratio ``sqrt(n /
+    crossover)``. Below 1/2 the projection is guaranteed to remove at least half the error."""
+    m = check.integer(m, "m", minimum=1)
+    n = check.integer(n, "n", minimum=1)
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    dimension = min(m, size - 1)
+    crossover = projection_crossover_n(m, size, epsilon, delta, calibration=calibration)
+    return min(1.0, math.sqrt(dimension / m), math.sqrt(n / crossover))
 
 
 def projection_sample_size(

@@ -1,21 +1,27 @@
-"""Widget factories: sliders that re-run an experiment and redraw its figure.
+"""Live figures: sliders that re-run an experiment and redraw its figure, in Jupyter.
 
-Every factory returns a widget that draws its default-parameter figure as soon as it is made, so
-the figure is part of the saved notebook and of the static website (where the sliders need a
-live kernel to move). Heavy recomputation waits for the slider to be released
+:func:`log_slider` and :func:`int_slider` make the sliders; :func:`interactive_figure` puts them
+above a figure drawn by a pure function ``draw(**slider_values)``, redrawn (by a
+:class:`~dpteach.frames.FrameRenderer`) when a slider is released; :func:`explorable` shows that
+live widget in Jupyter and the same figure precomputed on a grid (:mod:`dpteach.static`) in the
+website and the PDF. Heavy recomputation waits for the slider to be released
 (``continuous_update=False``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import gc
 import math
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
 
 from . import _validate as check
+from .frames import FrameRenderer
+from .static import StaticFigure, static_figure
 
 
 def _check_range(description: str, value: float, low: float, high: float) -> None:
@@ -87,21 +93,27 @@ def int_slider(
 #: Resolution of the live widgets' figures (dots per inch of the figure's size).
 LIVE_DPI = 100
 
-#: Seconds without a move after which a live widget collects garbage (see
-#: :func:`interactive_figure`).
+#: Seconds without a move after which a live widget collects garbage (see :class:`LiveFigure`).
 IDLE_COLLECTION_DELAY = 1.0
 
 
-def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidget) -> widgets.VBox:
-    """A widget: ``controls`` above a figure drawn by ``draw(**values)``.
+def _check_controls(controls: dict) -> None:
+    if not controls:
+        raise ValueError("controls must name at least one widget")
+    for name, control in controls.items():
+        if not isinstance(control, widgets.ValueWidget):
+            raise TypeError(
+                f"control {name!r} must be an ipywidgets value widget (e.g. "
+                f"widgets.FloatSlider(...)), got {type(control).__name__} {control!r:.40}"
+            )
 
-    ``draw`` receives the current value of every control by name and draws one figure with
-    :func:`dpteach.viz.subplots` (or ``plt.subplots``); the figure is rendered to a PNG at
-    :data:`LIVE_DPI` by one :class:`dpteach.viz.FrameRenderer` (a figure reused from move to
-    move) and shown in an output area, replaced in one step whenever a control changes (an error
-    raised by ``draw`` after a move is shown there instead). The default figure is drawn
-    immediately (an error raised then propagates). ``box.redraw()`` draws again;
-    ``box.renderer`` is the renderer (its ``relayouts`` count the frames laid out again).
+
+class LiveFigure(widgets.VBox):
+    """Sliders above a figure drawn by ``draw(**values)``; see :func:`interactive_figure`.
+
+    ``redraw()`` draws the figure again; ``renderer`` is its
+    :class:`~dpteach.frames.FrameRenderer` (``renderer.relayouts`` counts the frames laid out
+    again, ``renderer.timings`` splits the last frame's time).
 
     Each frame leaves the last one's artists behind for Python's cyclic garbage collector, and
     they pile up in its oldest generation until a full collection walks every object of the
@@ -111,60 +123,153 @@ def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidge
     that collection itself, and a move cancels a collection still waiting. Without a running
     event loop (a script) Python collects as usual.
     """
-    return _live_figure(draw, controls)
 
+    def __init__(self, draw: Callable[..., None], controls: dict, first: bytes | None = None):
+        _check_controls(controls)
+        self.draw, self.controls = draw, dict(controls)
+        self.renderer = FrameRenderer(dpi=LIVE_DPI)
+        self.output = widgets.Output()
+        self._pending: list[asyncio.TimerHandle] = []  # the collection waiting for a pause
+        super().__init__([widgets.HBox(list(self.controls.values())), self.output])
+        for control in self.controls.values():
+            control.observe(self.redraw, names="value")
+        if first is None:
+            self.redraw()
+        else:
+            self._show(first)
 
-def _live_figure(draw: Callable[..., None], controls: dict, first: bytes | None = None):
-    """:func:`interactive_figure`, opening on the PNG ``first`` (the default figure already
-    rendered, e.g. a static frame of :func:`dpteach.viz.explorable`) if given."""
-    import base64
+    def redraw(self, change: dict | None = None) -> None:
+        """Draw the figure for the controls' current values; after a move (``change``), an
+        error raised by ``draw`` is shown where the figure was, at creation it propagates."""
+        while self._pending:
+            self._pending.pop().cancel()
+        try:
+            values = {name: control.value for name, control in self.controls.items()}
+            png = self.renderer.render(self.draw, values)
+        except Exception as err:
+            if change is None:
+                raise
+            text = f"{type(err).__name__}: {err}\n"
+            self.output.outputs = ({"output_type": "stream", "name": "stderr", "text": text},)
+        else:
+            self._show(png)
+        self._collect_in_the_pause()
 
-    from .viz import FrameRenderer
-
-    if not controls:
-        raise ValueError("controls must name at least one widget")
-    for name, control in controls.items():
-        if not isinstance(control, widgets.ValueWidget):
-            raise TypeError(
-                f"control {name!r} must be an ipywidgets value widget (e.g. "
-                f"widgets.FloatSlider(...)), got {type(control).__name__} {control!r:.40}"
-            )
-    out = widgets.Output()
-    renderer = FrameRenderer(dpi=LIVE_DPI)
-
-    def show(png: bytes) -> None:
+    def _show(self, png: bytes) -> None:
         data = {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": "<Figure>"}
-        out.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
+        self.output.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
 
-    pending = []  # the garbage collection waiting for the reader's pause, if any
-
-    def collect_in_the_pause() -> None:
+    def _collect_in_the_pause(self) -> None:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop: Python collects as usual
             return
-        pending.append(loop.call_later(IDLE_COLLECTION_DELAY, gc.collect))
+        self._pending.append(loop.call_later(IDLE_COLLECTION_DELAY, gc.collect))
 
-    def redraw(change=None) -> None:
-        while pending:
-            pending.pop().cancel()
-        try:
-            png = renderer.render(draw, {name: c.value for name, c in controls.items()})
-        except Exception as err:  # a slider move shows the error where the figure was
-            if change is None:
-                raise
-            text = f"{type(err).__name__}: {err}\n"
-            out.outputs = ({"output_type": "stream", "name": "stderr", "text": text},)
-        else:
-            show(png)
-        collect_in_the_pause()
 
-    for control in controls.values():
-        control.observe(redraw, names="value")
-    if first is None:
-        redraw()
-    else:
-        show(first)
-    box = widgets.VBox([widgets.HBox(list(controls.values())), out])
-    box.redraw, box.renderer = redraw, renderer
-    return box
+def interactive_figure(draw: Callable[..., None], **controls: widgets.ValueWidget) -> LiveFigure:
+    """A widget: ``controls`` above a figure drawn by ``draw(**values)``.
+
+    ``draw`` receives the current value of every control by name and draws one figure with
+    :func:`dpteach.viz.subplots` (or ``plt.subplots``); the figure is rendered to a PNG at
+    :data:`LIVE_DPI` by one :class:`~dpteach.frames.FrameRenderer` (a figure reused from move to
+    move) and shown in an output area, replaced in one step whenever a control changes (an error
+    raised by ``draw`` after a move is shown there instead). The default figure is drawn
+    immediately (an error raised then propagates). See :class:`LiveFigure`.
+    """
+    return LiveFigure(draw, controls)
+
+
+class Explorable:
+    """A live widget in Jupyter, precomputed sliders in the website; see :func:`explorable`."""
+
+    def __init__(self, widget: LiveFigure, static: StaticFigure):
+        self.widget, self.static = widget, static
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        return {**data, "text/html": self.static.html}
+
+    def __repr__(self) -> str:
+        return f"Explorable(live widget + {self.static!r})"
+
+
+#: The environment variable that makes :func:`explorable` precompute every grid position.
+PRECOMPUTE_VARIABLE = "DPTEACH_PRECOMPUTE"
+
+
+def precompute_default() -> bool:
+    """Whether :func:`explorable` draws its whole grid when not told: ``DPTEACH_PRECOMPUTE=1`` in
+    the environment (``scripts/execute_notebooks.py`` sets it: it executes the chapters for the
+    website), else only the default position (a reader in Jupyter moves the live widget)."""
+    value = os.environ.get(PRECOMPUTE_VARIABLE, "0")
+    if value not in ("0", "1"):
+        raise ValueError(f"{PRECOMPUTE_VARIABLE} must be 0 or 1, got {value!r}")
+    return value == "1"
+
+
+def explorable(
+    draw: Callable[..., None],
+    *,
+    grid: dict[str, Sequence],
+    dpi: int = 100,
+    alt: str = "figure",
+    precompute: bool | None = None,
+    **controls: widgets.ValueWidget,
+) -> Explorable:
+    """One figure, two versions from the same pure ``draw``: live in Jupyter, static in the book.
+
+    ``controls`` are the sliders of :func:`interactive_figure` (same names as
+    the arguments of ``draw``); ``grid`` gives, for each of them, the positions to precompute for
+    the website (each control's current value must be one of them: it is the figure shown first).
+    The result is displayed as a single output carrying two representations: the ipywidgets view
+    (which Jupyter, JupyterLab, Voilà and VS Code prefer, so the figure is live there) and an
+    HTML version made by :func:`static_figure` (slider labels from each control's description),
+    which the website prefers (``nb_mime_priority_overrides`` in ``book.yml`` ranks ``text/html``
+    above the widget view), and so the printed book (``make pdf``); a viewer without widgets
+    (GitHub, a notebook not yet run) shows its default frame. So no cell tag is needed and the
+    two versions cannot disagree. The live widget opens on the default frame (in the static
+    frames' palette when ``dpi`` is the live :data:`~dpteach.widgets.LIVE_DPI`).
+
+    With ``precompute`` (default: :func:`precompute_default`, true when the chapters are
+    executed for the website), every grid point is drawn when the cell runs, a fraction of a
+    second per point for a typical figure, so keep the grid to a few dozen points; without, only
+    the default point is, and the static version's sliders are fixed there (a reader in Jupyter
+    sees the live widget, which needs none of the others). ``.static`` reports the positions and
+    bytes. Usage, one cell in a chapter::
+
+        widgets.explorable(
+            draw,
+            grid={"epsilon": [0.1, 0.3, 1, 3, 10], "n": [100, 1000, 10000]},
+            epsilon=widgets.log_slider("ε", 1.0, 0.1, 10),
+            n=widgets.int_slider("n", 1000, 100, 10000, 100),
+        )
+
+    with the cell tagged ``nbval-ignore-output`` (widget ids change from run to run), and one
+    line of prose above it, e.g. "*In Jupyter the sliders recompute the figure; on the website
+    they move between precomputed positions.*"
+    """
+    _check_controls(controls)
+    if not isinstance(grid, dict):
+        raise TypeError(f"grid must be a dict {{control name: slider values}}, got {grid!r:.80}")
+    if set(grid) != set(controls):
+        raise ValueError(f"grid names {sorted(grid)} must be the controls {sorted(controls)}")
+    if precompute is None:
+        precompute = precompute_default()
+    elif not isinstance(precompute, bool):
+        raise TypeError(f"precompute must be True, False or None, got {precompute!r}")
+    static = static_figure(
+        draw,
+        default={name: c.value for name, c in controls.items()},
+        labels={name: c.description or name for name, c in controls.items()},
+        dpi=dpi,
+        alt=alt,
+        only_default=not precompute,
+        **{name: grid[name] for name in controls},
+    )
+    # the live widget opens on the default frame just drawn (at the live resolution, no need to
+    # draw it twice); each move then renders afresh, in full colour
+    live = LiveFigure(draw, controls, first=static.default_frame if dpi == LIVE_DPI else None)
+    live.add_class("dpteach-explorable")  # how a test (or a reader's CSS) finds the main figure
+    return Explorable(live, static)

@@ -3,7 +3,7 @@
 Usage: python scripts/execute_notebooks.py [NOTEBOOK ...]   (default: every notebook in notebooks/)
 
 The saved widget state lets the static website render the widgets and their default figures.
-The kernels run with ``DPTEACH_PRECOMPUTE=1``, so that every ``viz.explorable`` precomputes its
+The kernels run with ``DPTEACH_PRECOMPUTE=1``, so that every ``widgets.explorable`` precomputes its
 whole grid of slider positions for the website (a reader's Jupyter draws only the default one).
 Each notebook's wall-clock and CPU time (of its kernel) is printed, then the total (the book
 promises under 30 s per notebook and under 2 minutes for all; ``benchmarks/bench_book.py``

@@ -16,7 +16,7 @@ pages with pikepdf (qpdf's Python binding) into a book a reader can use:
   cutting them, and keeps cells and slider rows with their figures on one page where they fit.
 
 Solutions are printed open (this is the instructor's book; ``make student`` makes the students'
-notebooks). Figures made by ``dpteach.viz.explorable`` print their static version at the default
+notebooks). Figures made by ``dpteach.widgets.explorable`` print their static version at the default
 slider position. Needs the ``browser`` extra (Playwright, driving the system Chromium; never
 ``playwright install``, and pikepdf).
 """

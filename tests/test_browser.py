@@ -6,7 +6,7 @@ widgets in Voilà and JupyterLab are tested in ``tests/test_live_widgets.py``.
 * The built website, every page, with the network blocked: it loads nothing from elsewhere, logs
   no console error, renders its math, figures and saved widgets, and stays readable in dark mode
   (screenshots in ``_build/screenshots/``); code cells fit the page width.
-* Precomputed sliders (:func:`dpteach.viz.explorable`), in a small book built from a demo
+* Precomputed sliders (:func:`dpteach.widgets.explorable`), in a small book built from a demo
   notebook: moving a slider swaps the figure and shows the new value, with no kernel.
 
 They skip with a clear message where Chromium, Playwright, Voilà, JupyterLab or Jupyter Book is
@@ -300,7 +300,7 @@ def draw(epsilon, n):
     ax.set_title(f"ε = {epsilon:.3g}, n = {n}")
 
 
-viz.explorable(
+widgets.explorable(
     draw,
     grid={"epsilon": [0.1, 0.3, 1.0, 3.0], "n": [100, 1000]},
     epsilon=widgets.log_slider("ε", 1.0, 0.1, 10),

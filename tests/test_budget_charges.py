@@ -39,6 +39,7 @@ from dpteach import (
     mw,
     privacy,
     projection,
+    reconstruction,
     smalldb,
     streams,
 )
@@ -239,6 +240,12 @@ CASES: dict[str, Case] = {
     "erm.output_perturbation": Case(
         lambda b, g: erm.output_perturbation(ERM_X, ERM_Y, lam=0.5, epsilon=0.7, rng=g, budget=b),
         pure=lambda _: [0.7],
+    ),
+    "reconstruction.laplace_answers": Case(
+        lambda b, g: reconstruction.laplace_answers(
+            np.eye(3), [1, 0, 1], epsilon=0.6, rng=g, budget=b
+        ),  # fmt: skip
+        pure=lambda _: [0.6],
     ),
 }
 

@@ -126,13 +126,48 @@ def test_private_median_failure_bound_grows_with_m_and_k_and_shrinks_with_n():
         f(10**6, 40, 18, 0.0, 1.0)
 
 
-def test_widget_run_halts_at_small_eta_and_not_at_the_default():
-    """The chapter's prose on the widget: at eta = 0.01 (k = 200) the 40-record candidates have no
-    S* near the sample, wrong guesses keep all candidates, and GuessAndCheck halts after m wrong
-    guesses, leaving later queries unanswered; at the default position it never halts."""
-    for n in (100, 2_000):
-        mech, t, _, _ = adaptive.median_run(0.01, n, 200)
-        assert mech.checker.halted and sum(mech.wrong) == mech.m and len(t.answers) < 200
+def test_widget_run_crosses_from_halting_to_halving_in_eta_and_n():
+    """The chapter's widget (the private median mechanism, epsilon = 1): at the default
+    (eta = 0.1, n = 100,000, k = 200), inside the region where theory guarantees the halving, it
+    halves and S* survives; below the noise onset in n (n = 1,000) and below the premise's eta
+    (eta = 0.01) GuessAndCheck halts after m flags, later queries unanswered; at eta = 0.316 no
+    guess is flagged and the answers never use the data."""
+    from dpteach.median import best_candidate
+
+    def run(eta, n, k=200):
+        mech, t, h, _ = adaptive.median_run(eta, n, k)
+        best, error = best_candidate(mech.candidates, t.queries, h)
+        return mech, t, h / h.sum(), error <= eta / 4 and mech.alive[best]
+
+    k, m = 200, 15
+    eta_premise = theory.median_premise_eta(k, 4, adaptive.WIDGET_N_PRIME)
+    mech, t, p_sample, survives = run(0.1, 100_000)
+    assert mech.m == m and 0.1 >= eta_premise
+    assert 100_000 >= theory.private_median_onset(k, m, 0.1, adaptive.WIDGET_EPSILON)
+    assert not mech.checker.halted and not mech.kept_all and survives and len(t.answers) == k
+    assert 0 < sum(mech.wrong) < 5  # a few flags, all in the first queries
+    assert not any(mech.wrong[20:])
+    assert t.errors(p_sample).max() <= 1.25 * 0.1  # the good event's 5 eta / 4
+    for eta, n in [(0.1, 1_000), (0.01, 100_000)]:
+        assert eta < eta_premise or n < theory.private_median_onset(k, m, eta, 1.0)
+        mech, t, _, survives = run(eta, n)
+        assert (
+            mech.checker.halted
+            and not survives
+            and sum(mech.wrong) == mech.m
+            and len(t.answers) < k
+        )
         assert mech.kept_all
-    mech, t, _, _ = adaptive.median_run(0.05, 2_000, 60)
-    assert not mech.checker.halted and len(t.answers) == 60
+    mech, t, _, _ = run(10**-0.5, 100_000)
+    assert not any(mech.wrong) and len(t.answers) == k
+
+
+def test_median_guess_is_kept_in_the_unit_interval_despite_round_off():
+    """Rows of small_databases on which the all-ones query evaluates to 1.0000000000000002:
+    the median guess is clipped into [0, 1] (GuessAndCheck refuses guesses outside), so the
+    mechanism answers 1 instead of raising."""
+    C = median.small_databases(4, 50)
+    over = C[C @ np.ones(4) > 1]
+    assert over.shape[0] > 0 and np.median(over @ np.ones(4)) > 1
+    mech = median.MedianMechanism(np.array([10, 20, 30, 40]), candidates=over, eta=0.1)
+    assert mech.answer(np.ones(4)) == 1.0

@@ -1,4 +1,4 @@
-"""dpteach.viz.FrameRenderer keeps the constrained layout of a figure structure from frame to
+"""dpteach.frames.FrameRenderer keeps the constrained layout of a figure structure from frame to
 frame only while everything fits: no label is clipped by the figure's edge or reaches into the
 next axes, and a frame that fits is pixel-identical to a fresh render whenever the kept layout is
 the one a fresh render would make."""
@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from dpteach import viz  # noqa: E402
+from dpteach.frames import FrameRenderer  # noqa: E402
 
 SHORT, LONG = "y", "a much longer y-axis label\non two lines"
 
@@ -33,7 +34,7 @@ def pair(value, legend="line", ylabel="left"):
     right.set(ylim=(0, 1), ylabel="right")
 
 
-def inside_and_apart(renderer: viz.FrameRenderer) -> bool:
+def inside_and_apart(renderer: FrameRenderer) -> bool:
     """Every axes' decorations lie inside the figure and the two axes' do not meet."""
     fig = renderer.figure
     box = fig.canvas.get_renderer()
@@ -45,15 +46,15 @@ def inside_and_apart(renderer: viz.FrameRenderer) -> bool:
     return inside and not any(a.overlaps(b) for a, b in itertools.combinations(tight, 2))
 
 
-def positions(renderer: viz.FrameRenderer) -> list:
+def positions(renderer: FrameRenderer) -> list:
     return [tuple(ax.get_position().bounds) for ax in renderer.figure.axes]
 
 
 def test_frames_that_fit_the_kept_layout_are_what_a_fresh_render_gives():
-    renderer = viz.FrameRenderer(dpi=60)
+    renderer = FrameRenderer(dpi=60)
     for value in (0.2, 0.5, 0.9):
         frame = renderer.render(one, {"value": value})
-        fresh = viz.FrameRenderer(dpi=60, reuse_layout=False).render(one, {"value": value})
+        fresh = FrameRenderer(dpi=60, reuse_layout=False).render(one, {"value": value})
         assert frame == fresh
     assert renderer.relayouts == 0 and len(renderer._layouts) == 1
 
@@ -63,23 +64,23 @@ def test_frames_that_fit_the_kept_layout_are_what_a_fresh_render_gives():
     (pair, {"value": 0.5}, {"value": 0.5, "legend": "a much longer legend entry here"}),
 ])  # fmt: skip
 def test_labels_that_no_longer_fit_get_a_fresh_layout_and_none_is_clipped(draw, small, large):
-    renderer = viz.FrameRenderer(dpi=60)
+    renderer = FrameRenderer(dpi=60)
     renderer.render(draw, small)
     kept = positions(renderer)
     frame = renderer.render(draw, large)
     assert renderer.relayouts == 1 and positions(renderer) != kept
     assert inside_and_apart(renderer)
-    assert frame == viz.FrameRenderer(dpi=60, reuse_layout=False).render(draw, large)
+    assert frame == FrameRenderer(dpi=60, reuse_layout=False).render(draw, large)
 
 
 def test_on_the_kept_layout_the_labels_are_inside_the_figure_and_the_axes_stay_still():
-    renderer = viz.FrameRenderer(dpi=60)
+    renderer = FrameRenderer(dpi=60)
     renderer.render(one, {"value": 0.5, "ylabel": LONG})
     kept = positions(renderer)
     frame = renderer.render(one, {"value": 0.5})  # a narrower label fits the wider margin
     assert renderer.relayouts == 0 and positions(renderer) == kept
     assert inside_and_apart(renderer)
-    fresh = viz.FrameRenderer(dpi=60, reuse_layout=False)
+    fresh = FrameRenderer(dpi=60, reuse_layout=False)
     assert fresh.render(one, {"value": 0.5}) != frame  # a fresh layout would be tighter
     assert positions(fresh) != kept
 
@@ -95,13 +96,13 @@ def test_the_fit_check_accepts_every_fresh_constrained_layout():
         (pair, {"value": 0.5, "legend": "a longer legend"}),
     ]
     for draw, values in cases:
-        renderer = viz.FrameRenderer(dpi=60)
+        renderer = FrameRenderer(dpi=60)
         renderer.render(draw, values)  # the first frame: a fresh layout
         assert renderer._fits(ConstrainedLayoutEngine()) and inside_and_apart(renderer)
 
 
 def test_each_figure_structure_keeps_its_own_layout():
-    renderer = viz.FrameRenderer(dpi=60)
+    renderer = FrameRenderer(dpi=60)
     frames = [renderer.render(d, {"value": 0.5}) for d in (one, pair, one, pair)]
     assert frames[0] == frames[2] and frames[1] == frames[3] and frames[0] != frames[1]
     assert renderer.relayouts == 0 and len(renderer._layouts) == 2
@@ -114,7 +115,7 @@ def test_a_draw_with_its_own_layout_keeps_it():
         fig.subplots_adjust(left=0.3, right=0.9)
         ax.plot([0, 1], [0, value])
 
-    renderer = viz.FrameRenderer(dpi=60)
+    renderer = FrameRenderer(dpi=60)
     for value in (0.5, 0.7):
         renderer.render(adjusted, {"value": value})
         assert renderer.figure.axes[0].get_position().x0 == pytest.approx(0.3)
@@ -149,12 +150,12 @@ def test_a_frame_that_does_not_fit_gets_a_layout_that_fits_it_and_the_kept_ones_
     """Sliding back and forth between frames that need different margins lays out once."""
     right = {"value": 0.5, "legend": "a much longer legend entry here"}  # a wider gap between
 
-    renderer = viz.FrameRenderer(dpi=60)
+    renderer = FrameRenderer(dpi=60)
     renderer.render(pair, {"value": 0.5, "ylabel": LONG})  # a wider left margin
     kept = positions(renderer)
     renderer.render(pair, right)
     assert renderer.relayouts == 1 and inside_and_apart(renderer)
-    fresh = viz.FrameRenderer(dpi=60, reuse_layout=False)
+    fresh = FrameRenderer(dpi=60, reuse_layout=False)
     fresh.render(pair, right)
     for inner, a, b in zip(positions(renderer), kept, positions(fresh)):
         x0, y0 = max(a[0], b[0]), max(a[1], b[1])  # inside both the kept and the fresh box

@@ -1,4 +1,4 @@
-"""dpteach.viz.FrameRenderer: frames drawn on one reused figure are what a fresh figure gives,
+"""dpteach.frames.FrameRenderer: frames drawn on one reused figure are what a fresh figure gives,
 leave nothing open and carry nothing from one frame to the next; the live widget uses one."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from dpteach import viz, widgets  # noqa: E402
+from dpteach.frames import FrameRenderer  # noqa: E402
 
 
 def draw(epsilon, grey=False):
@@ -37,16 +38,16 @@ def pixels(png: bytes) -> np.ndarray:
 
 def test_a_reused_figure_renders_what_a_fresh_renderer_renders():
     before = plt.get_fignums()
-    reused = viz.FrameRenderer(dpi=60, reuse_layout=False)  # layout reuse: test_frame_layout.py
+    reused = FrameRenderer(dpi=60, reuse_layout=False)  # layout reuse: test_frame_layout.py
     frames = [reused.render(draw, {"epsilon": e}) for e in (1.0, 2.0, 1.0)]
     assert frames[0] == frames[2] != frames[1]
-    assert frames[1] == viz.FrameRenderer(dpi=60).render(draw, {"epsilon": 2.0})
+    assert frames[1] == FrameRenderer(dpi=60).render(draw, {"epsilon": 2.0})
     assert plt.get_fignums() == before
     assert pixels(frames[0]).shape == (round(3.8 * 60), round(6.4 * 0.85 * 60), 3)
 
 
 def test_nothing_leaks_from_one_frame_to_the_next():
-    renderer = viz.FrameRenderer(dpi=40)
+    renderer = FrameRenderer(dpi=40)
     grey = pixels(renderer.render(draw, {"epsilon": 1.0, "grey": True}))
     white = pixels(renderer.render(draw, {"epsilon": 1.0}))
     assert tuple(grey[0, 0]) == (128, 128, 128) and tuple(white[0, 0]) == (255, 255, 255)
@@ -55,7 +56,7 @@ def test_nothing_leaks_from_one_frame_to_the_next():
 
 def test_a_pyplot_figure_is_rendered_and_closed_and_two_figures_are_refused():
     before = plt.get_fignums()
-    renderer = viz.FrameRenderer(dpi=40)
+    renderer = FrameRenderer(dpi=40)
     assert pixels(renderer.render(draw_with_pyplot, {"epsilon": 1.0})).shape[2] == 3
     assert plt.get_fignums() == before
 
@@ -73,7 +74,7 @@ def test_the_live_widget_shows_the_renderers_png_and_redraws_on_change():
     box = widgets.interactive_figure(draw, epsilon=eps)
     out = box.children[1]
     first = out.outputs[0]["data"]["image/png"]
-    expected = viz.FrameRenderer(dpi=widgets.LIVE_DPI).render(draw, {"epsilon": 1.0})
+    expected = FrameRenderer(dpi=widgets.LIVE_DPI).render(draw, {"epsilon": 1.0})
     assert base64.b64decode(first) == expected
     eps.value = 10.0
     assert len(out.outputs) == 1 and out.outputs[0]["data"]["image/png"] != first
@@ -96,24 +97,26 @@ def test_an_error_after_a_move_is_shown_in_the_widget_and_at_creation_raised():
 
 def test_an_explorable_opens_its_live_widget_on_the_static_default_frame_then_renders():
     eps = widgets.log_slider("ε", 1.0, 0.1, 10)
-    both = viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, precompute=True, epsilon=eps)
+    both = widgets.explorable(
+        draw, grid={"epsilon": [0.1, 1.0, 10.0]}, precompute=True, epsilon=eps
+    )
     out = both.widget.children[1]
     assert base64.b64decode(out.outputs[0]["data"]["image/png"]) == both.static.default_frame
     assert both.static.default_frame == both.static.frames[1]  # epsilon = 1, the default
-    assert both.widget.renderer._made == 0  # the default was not drawn a second time
+    assert both.widget.renderer.timings == {}  # the default was not drawn a second time
     eps.value = 10.0
     moved = base64.b64decode(out.outputs[0]["data"]["image/png"])
-    fresh = viz.FrameRenderer(dpi=widgets.LIVE_DPI).render(draw, {"epsilon": 10.0})
+    fresh = FrameRenderer(dpi=widgets.LIVE_DPI).render(draw, {"epsilon": 10.0})
     assert moved == fresh  # a move renders afresh, in full colour
-    sharp = viz.explorable(draw, grid={"epsilon": [10.0]}, dpi=150, epsilon=eps)
+    sharp = widgets.explorable(draw, grid={"epsilon": [10.0]}, dpi=150, epsilon=eps)
     first = base64.b64decode(sharp.widget.children[1].outputs[0]["data"]["image/png"])
     assert first != sharp.static.default_frame  # another resolution: the live one is drawn
     assert pixels(first).shape[0] == round(3.8 * widgets.LIVE_DPI)
 
 
 def ticks_and_scales(scale="linear", labels=False, look=None):
-    """A frame whose ticks change with its arguments; ``look`` changes something a clear of the
-    axes does not reset (so they must not be reused for the next frame)."""
+    """A frame whose ticks change with its arguments; ``look`` changes something on its axes
+    (their ticks, colours, spines) that must not reach the next frame."""
     fig, (left, right) = viz.subplots(ncols=2)
     x = np.arange(1, 9)
     left.plot(x, x**2, "o-")
@@ -146,83 +149,31 @@ FRAMES = [  # each look comes before a frame that has none
 ]  # fmt: skip
 
 
-def test_reused_axes_and_ticks_render_what_new_ones_render():
-    reused = viz.FrameRenderer(dpi=50)
-    new = viz.FrameRenderer(dpi=50, reuse_axes=False)
+def test_nothing_a_frame_sets_on_its_axes_reaches_the_next_frame():
+    """Scales, tick labels, tick parameters, colours, spines, twin axes: each frame on the
+    reused figure is what a renderer that never drew before gives."""
+    reused = FrameRenderer(dpi=50, reuse_layout=False)
     for values in FRAMES:
-        assert reused.render(ticks_and_scales, values) == new.render(ticks_and_scales, values)
-    # made anew after each of the three looks a clear leaves behind, else reused
-    assert new.reused == 0 and reused.reused == len(FRAMES) - 1 - 3
-    twins = viz.FrameRenderer(dpi=50)
+        fresh = FrameRenderer(dpi=50, reuse_layout=False).render(ticks_and_scales, values)
+        assert reused.render(ticks_and_scales, values) == fresh, values
 
     def twin(value):
-        fig, ax = viz.subplots()
-        ax.plot([0, 1], [0, value])
+        fig, ax = viz.subplots(ncols=2, sharey=value > 1)
+        ax[0].plot([0, 1], [0, value])
         if value > 1:
-            ax.twinx().plot([0, 1], [value, 0], color="red")
+            ax[0].twinx().plot([0, 1], [value, 0], color="red")
 
-    for value in (1.0, 2.0, 1.0, 1.0):  # an axes added by a frame: the next makes new ones
-        assert twins.render(twin, {"value": value}) == new.render(twin, {"value": value})
-    assert twins.reused == 2 and len(twins.figure.axes) == 1  # the second and the fourth
-    shared, new = viz.FrameRenderer(dpi=50), viz.FrameRenderer(dpi=50, reuse_axes=False)
-
-    def side_by_side(value):
-        fig, (left, right) = viz.subplots(ncols=2, sharey=True)
-        left.plot([0, 1], [0, value])
-        right.plot([0, 1], [value, 0])
-
-    for value in (1.0, 2.0):  # shared axes stay shared through a clear: made anew
-        assert shared.render(side_by_side, {"value": value}) == new.render(
-            side_by_side, {"value": value}
-        )
-    assert shared.reused == 0
+    for value in (1.0, 2.0, 1.0):  # a twin and shared axes, then neither
+        fresh = FrameRenderer(dpi=50, reuse_layout=False).render(twin, {"value": value})
+        assert reused.render(twin, {"value": value}) == fresh
+    assert len(reused.figure.axes) == 2
 
 
-def test_axes_and_legends_work_out_their_layout_once_a_frame_and_the_frames_are_unchanged(
-    monkeypatch,
-):
-    import contextlib
-
-    import matplotlib.axis
-    import matplotlib.offsetbox
-
-    calls = {"ticks": 0, "legend boxes": 0}
-
-    def counted(cls, name, what):
-        method = getattr(cls, name)
-
-        def count(*args):
-            calls[what] += 1
-            return method(*args)
-
-        monkeypatch.setattr(cls, name, count)
-
-    counted(matplotlib.axis.Axis, "_update_ticks", "ticks")
-    counted(matplotlib.offsetbox.VPacker, "_get_bbox_and_child_offsets", "legend boxes")
-    once, every_time = viz.FrameRenderer(dpi=50), viz.FrameRenderer(dpi=50)
-    frames, counts = {}, {}
-    for renderer, scope in ((once, viz._computed_once), (every_time, contextlib.nullcontext)):
-        monkeypatch.setattr(viz, "_computed_once", scope)
-        frames[renderer] = [renderer.render(ticks_and_scales, values) for values in FRAMES]
-        calls.update({"ticks": 0, "legend boxes": 0})
-        frames[renderer].append(renderer.render(ticks_and_scales, {}))  # on the kept layout
-        counts[renderer] = dict(calls)
-    assert frames[once] == frames[every_time]  # relayouts and wide legends included
-    assert once.relayouts == every_time.relayouts > 0
-    # two axes of two axis each; one legend of two packed boxes, in the fit check and the draw
-    assert counts[once] == {"ticks": 4, "legend boxes": 2}
-    assert counts[every_time]["ticks"] >= 5 * 4 and counts[every_time]["legend boxes"] >= 2 * 3
-
-
-def test_the_reuse_check_is_what_keeps_a_frame_from_inheriting_the_last_ones_look(monkeypatch):
-    monkeypatch.setattr(viz, "_axes_state", lambda ax: ())  # a check that sees nothing
-    reused = viz.FrameRenderer(dpi=50)
-    reused.render(ticks_and_scales, {"look": "facecolor"})
-    leaked = reused.render(ticks_and_scales, {})
-    assert reused.reused == 1
-    fresh = viz.FrameRenderer(dpi=50).render(ticks_and_scales, {})
-    grey = [(pixels(png) == 204).all(axis=2).mean() for png in (leaked, fresh)]
-    assert grey[0] > 0.2 > 100 * grey[1]  # the grey background of the frame before
+def test_timings_split_a_frame_into_draw_render_and_encode():
+    renderer = FrameRenderer(dpi=50)
+    renderer.render(ticks_and_scales, {"labels": True})
+    assert set(renderer.timings) == {"draw", "render", "encode"}
+    assert all(t > 0 for t in renderer.timings.values())
 
 
 def test_a_live_widget_collects_garbage_in_the_readers_pause_not_during_moves(monkeypatch):

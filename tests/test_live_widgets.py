@@ -1,9 +1,10 @@
 """Live widgets in a real browser, served by Voilà and by JupyterLab (headless Chromium).
 
-A widget made by :func:`dpteach.widgets.interactive_figure` (inside :func:`dpteach.viz.explorable`,
-whose static twin must stay hidden there) redraws its figure when its slider is dragged; every
-chapter opened in JupyterLab runs, renders the book's MyST markup (admonitions, folded solutions,
-citations) through jupyterlab-myst, and its main widget is live. A module of its own, so that the
+A widget made by :func:`dpteach.widgets.interactive_figure` (inside
+:func:`dpteach.widgets.explorable`, whose static twin must stay hidden there) redraws its figure
+when its slider is dragged; every chapter opened in JupyterLab runs, renders the book's MyST
+markup (admonitions, folded solutions, citations) through jupyterlab-myst, and its main widget is
+live. A module of its own, so that the
 test suite's parallel workers run it beside the website tests of ``tests/test_browser.py``, whose
 browser fixtures and helpers it shares (and, like them, skips where Chromium is missing).
 """
@@ -22,6 +23,8 @@ import nbformat
 import pytest
 
 pytest.importorskip("test_browser")  # skips the module, as it does, without Chromium
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from bench_lab import copy_chapters, start_lab  # noqa: E402  (JupyterLab, as the benchmark runs it)
 from test_browser import (  # noqa: E402  (the shared fixtures and helpers)
     CHAPTER_NOTEBOOKS,
     KERNELSPEC,
@@ -55,19 +58,8 @@ def draw(epsilon):
 
 # The live widget (made by widgets.interactive_figure) with its precomputed twin for the website.
 epsilon = widgets.log_slider("ε", 1.0, 0.1, 10)
-viz.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=epsilon)
+widgets.explorable(draw, grid={"epsilon": [0.1, 1.0, 10.0]}, epsilon=epsilon)
 """
-
-
-def _chapter_notebooks(folder: Path) -> None:
-    """Copies of the chapters without their saved outputs: whatever the test sees, it ran."""
-    for name in CHAPTER_NOTEBOOKS:
-        nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                cell.outputs, cell.execution_count = [], None
-        nb.metadata.pop("widgets", None)
-        nbformat.write(nb, folder / f"{name}.ipynb")
 
 
 def _slider_notebook(folder: Path) -> None:
@@ -112,22 +104,11 @@ def lab_url(tmp_path_factory):
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (the browser extra)")
     folder = tmp_path_factory.mktemp("lab")
     _slider_notebook(folder)
-    _chapter_notebooks(folder)
-    # Render every cell (JupyterLab 4 otherwise windows long notebooks: off-screen cells hidden).
-    settings = folder / ".settings" / "@jupyterlab" / "notebook-extension"
-    settings.mkdir(parents=True)
-    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    port = _free_port()
-    yield from _server(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--allow-root",
-         "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
-         f"--ServerApp.root_dir={folder}", "--LabApp.news_url=None",
-         "--LabApp.extension_manager=readonly",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         f"--LabApp.user_settings_dir={folder / '.settings'}",
-         f"--LabApp.workspaces_dir={folder / '.workspaces'}"],
-        folder, port, "JupyterLab",
-    )  # fmt: skip
+    copy_chapters(folder, CHAPTER_NOTEBOOKS)
+    proc, url = start_lab(folder)
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
 
 
 def _figure_changes_when_dragged(pg, output: str, scope: str = "", timeout=120_000) -> None:

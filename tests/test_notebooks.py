@@ -84,7 +84,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_saved_slider_moves_its_figure_without_a_kernel(path):
-    """A widget output carries a static twin (``viz.explorable``'s ``text/html``), which the
+    """A widget output carries a static twin (``widgets.explorable``'s ``text/html``), which the
     website shows: a bare ipywidgets view would show sliders there that move nothing."""
     for i, cell in enumerate(json.loads(path.read_text())["cells"]):
         for out in cell.get("outputs", []):
@@ -92,5 +92,5 @@ def test_every_saved_slider_moves_its_figure_without_a_kernel(path):
             if WIDGET_VIEW in data:
                 assert "dpteach-static" in "".join(data.get("text/html", "")), (
                     f"{path.name}, cell {i}: a widget without precomputed frames (a slider "
-                    "that needs a kernel): make it a viz.explorable"
+                    "that needs a kernel): make it a widgets.explorable"
                 )

@@ -86,7 +86,7 @@ FIGURES = """() => [...document.querySelectorAll(".cell_output img, .output img"
 
 def _png_dpi(data: bytes) -> float:
     """The dpi a PNG was drawn at: its pHYs chunk (matplotlib's savefig writes the figure's dpi),
-    else the style's (the precomputed frames of :func:`dpteach.viz.static_figure` are written
+    else the style's (the precomputed frames of :func:`dpteach.static.static_figure` are written
     without metadata, at the renderer's dpi, the style's unless a chapter asks otherwise)."""
     from PIL import Image
 

@@ -1,4 +1,4 @@
-"""Figures whose sliders move without a kernel (dpteach.viz.static_figure / explorable), the
+"""Figures whose sliders move without a kernel (dpteach.static.static_figure / explorable), the
 figure style's own background (readable in the website's dark mode), and the page-size budget."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from dpteach import viz, widgets  # noqa: E402
+from dpteach.static import check_readouts, static_figure  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 5 * 2**20  # bytes per chapter page, with its images and precomputed frames
@@ -61,21 +62,21 @@ def draw_stopped_run_honestly(t):
 
 def test_a_figure_that_contradicts_its_slider_readout_is_refused():
     with pytest.raises(ValueError, match=r"says t = 26 where the slider t reads 27"):
-        viz.static_figure(draw_stopped_run, t=[0, 26, 27])
-    assert viz.static_figure(draw_stopped_run_honestly, t=[0, 26, 27]).positions == 3
+        static_figure(draw_stopped_run, t=[0, 26, 27])
+    assert static_figure(draw_stopped_run_honestly, t=[0, 26, 27]).positions == 3
     # what a title writes is compared at the precision it is written with, by the slider's label
     fig, ax = plt.subplots()
     ax.set_title(r"$\varepsilon$ = 0.32, ε = 0.32, n = 200,000, t = 1e5, $D^t$")
-    viz.check_readouts(fig, {"ε": 0.3162, "n": 200_000, "t": 7})
+    check_readouts(fig, {"ε": 0.3162, "n": 200_000, "t": 7})
     for wrong in ({"ε": 0.3}, {"n": 100_000}):
         with pytest.raises(ValueError, match="where the slider"):
-            viz.check_readouts(fig, wrong)
+            check_readouts(fig, wrong)
     plt.close(fig)
 
 
 def test_every_grid_point_is_a_frame_and_the_html_has_one_range_input_per_slider():
     before = plt.get_fignums()  # figures other tests left open are not ours to judge
-    fig = viz.static_figure(draw, epsilon=[0.5, 1.0, 2.0], n=[100, 1000], default={"n": 1000})
+    fig = static_figure(draw, epsilon=[0.5, 1.0, 2.0], n=[100, 1000], default={"n": 1000})
     assert fig.positions == 6 and len(fig.frames) == 6  # every point draws a different title
     assert plt.get_fignums() == before, "frames must be closed after rendering"
     html = fig.html
@@ -98,20 +99,20 @@ def test_every_grid_point_is_a_frame_and_the_html_has_one_range_input_per_slider
 
 
 def test_identical_frames_are_stored_once():
-    fig = viz.static_figure(draw_ignoring_n, epsilon=[1.0, 2.0], n=[1, 2, 3])
+    fig = static_figure(draw_ignoring_n, epsilon=[1.0, 2.0], n=[1, 2, 3])
     assert fig.positions == 6 and len(fig.frames) == 2
     assert _spec(fig.html)["index"] == [0, 0, 0, 1, 1, 1]
 
 
 def test_frames_are_compressed_pngs_with_an_opaque_white_background():
-    fig = viz.static_figure(draw, epsilon=[1.0], n=[100], dpi=80)
+    fig = static_figure(draw, epsilon=[1.0], n=[100], dpi=80)
     image = Image.open(io.BytesIO(fig.frames[0]))
     assert image.format == "PNG" and image.mode == "P"  # a 256-colour palette
     assert image.size == (round(6.4 * 0.85 * 80), round(3.8 * 80))
     rgba = np.asarray(image.convert("RGBA"))
     assert (rgba[..., 3] == 255).all(), "transparent pixels would show the dark theme through"
     assert tuple(rgba[0, 0]) == (255, 255, 255, 255)
-    full = viz.static_figure(draw, epsilon=[1.0], n=[100], dpi=80, colors=None)
+    full = static_figure(draw, epsilon=[1.0], n=[100], dpi=80, colors=None)
     assert len(fig.frames[0]) < len(full.frames[0])
 
 
@@ -138,15 +139,15 @@ def test_the_book_style_draws_on_its_own_white_background():
 )
 def test_bad_grids_are_refused_with_a_clear_message(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        viz.static_figure(draw, **kwargs)
+        static_figure(draw, **kwargs)
 
 
 def test_a_draw_that_makes_no_figure_or_two_is_refused():
     before = plt.get_fignums()
     with pytest.raises(ValueError, match="exactly one figure; it created 0"):
-        viz.static_figure(lambda x: None, x=[1])
+        static_figure(lambda x: None, x=[1])
     with pytest.raises(ValueError, match="exactly one figure; it created 2"):
-        viz.static_figure(lambda x: (plt.figure(), plt.figure()), x=[1])
+        static_figure(lambda x: (plt.figure(), plt.figure()), x=[1])
     assert plt.get_fignums() == before
 
 
@@ -159,7 +160,7 @@ def _controls():
 
 def test_explorable_carries_the_live_widget_and_the_static_figure_in_one_output():
     grid = {"epsilon": [0.1, 1.0, 10.0], "n": [100, 1000]}
-    both = viz.explorable(draw, grid=grid, precompute=True, **_controls())
+    both = widgets.explorable(draw, grid=grid, precompute=True, **_controls())
     bundle = both._repr_mimebundle_()
     view = bundle["application/vnd.jupyter.widget-view+json"]
     assert view["model_id"] == both.widget.model_id
@@ -172,31 +173,33 @@ def test_explorable_carries_the_live_widget_and_the_static_figure_in_one_output(
 
 def test_explorable_draws_only_its_default_position_unless_told_to_precompute(monkeypatch):
     grid = {"epsilon": [0.1, 1.0, 10.0], "n": [100, 1000]}
-    full = viz.explorable(draw, grid=grid, precompute=True, **_controls())
-    monkeypatch.delenv(viz.PRECOMPUTE_VARIABLE, raising=False)
-    assert not viz.precompute_default()
-    lean = viz.explorable(draw, grid=grid, **_controls())  # as in a reader's Jupyter
+    full = widgets.explorable(draw, grid=grid, precompute=True, **_controls())
+    monkeypatch.delenv(widgets.PRECOMPUTE_VARIABLE, raising=False)
+    assert not widgets.precompute_default()
+    lean = widgets.explorable(draw, grid=grid, **_controls())  # as in a reader's Jupyter
     assert (lean.static.positions, full.static.positions) == (1, 6)
     assert lean.static.default_frame == full.static.default_frame
     assert lean.static.html.count(" disabled>") == 2  # the static sliders stay where they are
     assert " disabled>" not in full.static.html
-    monkeypatch.setenv(viz.PRECOMPUTE_VARIABLE, "1")  # as scripts/execute_notebooks.py runs
-    assert viz.explorable(draw, grid=grid, **_controls()).static.positions == 6
-    monkeypatch.setenv(viz.PRECOMPUTE_VARIABLE, "yes")
+    monkeypatch.setenv(widgets.PRECOMPUTE_VARIABLE, "1")  # as scripts/execute_notebooks.py runs
+    assert widgets.explorable(draw, grid=grid, **_controls()).static.positions == 6
+    monkeypatch.setenv(widgets.PRECOMPUTE_VARIABLE, "yes")
     with pytest.raises(ValueError, match="DPTEACH_PRECOMPUTE must be 0 or 1"):
-        viz.explorable(draw, grid=grid, **_controls())
+        widgets.explorable(draw, grid=grid, **_controls())
     with pytest.raises(TypeError, match="precompute must be"):
-        viz.explorable(draw, grid=grid, precompute="no", **_controls())
+        widgets.explorable(draw, grid=grid, precompute="no", **_controls())
     with pytest.raises(ValueError, match="not in its grid"):  # checked without precomputing
-        viz.explorable(draw, grid={"epsilon": [0.1], "n": [1000]}, precompute=False, **_controls())
+        widgets.explorable(
+            draw, grid={"epsilon": [0.1], "n": [1000]}, precompute=False, **_controls()
+        )
     plt.close("all")
 
 
 def test_explorable_refuses_a_grid_that_does_not_match_its_controls():
     with pytest.raises(ValueError, match="must be the controls"):
-        viz.explorable(draw, grid={"epsilon": [1.0]}, **_controls())
+        widgets.explorable(draw, grid={"epsilon": [1.0]}, **_controls())
     with pytest.raises(ValueError, match="not in its grid"):
-        viz.explorable(draw, grid={"epsilon": [0.1, 10.0], "n": [1000]}, **_controls())
+        widgets.explorable(draw, grid={"epsilon": [0.1, 10.0], "n": [1000]}, **_controls())
     plt.close("all")
 
 
