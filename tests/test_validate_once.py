@@ -1,4 +1,5 @@
-"""Inputs are validated once, at the public boundary, and imports go one way (issue 27, items 3, 5).
+"""Inputs are validated once, at the public boundary (issue 27, item 5); the domain types check
+themselves (item 3; the import graph is tested in ``test_package_structure.py``).
 
 ``benchmarks/validation_count.py`` wraps every function of :mod:`dpteach._validate` and records
 which calls see ``mwem``'s ``epsilon`` (or the per-step ``epsilon / (2T)`` derived from it): before
@@ -11,7 +12,6 @@ charged or drawn; and the internal paths are the public mechanisms, draw for dra
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import math
 from pathlib import Path
@@ -24,7 +24,6 @@ from dpteach import mechanisms, mw, privacy
 from dpteach.domain import same_universe
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "dpteach"
 spec = importlib.util.spec_from_file_location(
     "validation_count", ROOT / "benchmarks/validation_count.py"
 )
@@ -153,82 +152,6 @@ def test_charge_still_validates_its_arguments():
         privacy.charge(dp.PrivacyBudget(1.0, 0.1), 0.5, 2.0, label="x")
     with pytest.raises(ValueError, match="epsilon=1e\\+200 is too large to charge"):
         privacy.charge(dp.ZCDPBudget(1.0), 1e200, label="x")
-
-
-# --- imports in one direction --------------------------------------------------------------------
-
-
-def _dpteach_imports(tree: ast.AST) -> list[tuple[str, ast.AST]]:
-    """``(module, node)`` of every import of a dpteach module in ``tree`` (``from . import x``,
-    ``from .x import y``, ``import dpteach.x``)."""
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module is None:
-                found += [(alias.name, node) for alias in node.names]
-            elif node.level == 1:
-                found.append((node.module.split(".")[0], node))
-            elif (node.module or "").startswith("dpteach"):
-                found.append(((node.module + ".").split(".")[1] or "__init__", node))
-        elif isinstance(node, ast.Import):
-            found += [
-                (alias.name.split(".")[1] if "." in alias.name else "__init__", node)
-                for alias in node.names
-                if alias.name.split(".")[0] == "dpteach"
-            ]
-    return found
-
-
-def _modules() -> dict[str, ast.Module]:
-    return {path.stem: ast.parse(path.read_text()) for path in sorted(PACKAGE.glob("*.py"))}
-
-
-def test_validate_imports_nothing_from_dpteach():
-    assert _dpteach_imports(_modules()["_validate"]) == []
-
-
-#: The drawing layer, restructured separately (issue 27, items 1-4): not scanned here yet.
-DRAWING = {"viz", "widgets"}
-
-
-def test_no_module_imports_a_dpteach_module_inside_a_function():
-    """Every import of the package's own modules is at the top of a module, where the order of
-    the layers is visible; the drawing layer (``viz``, which loads matplotlib) is the one module
-    a computation module may import late, for a figure."""
-    offenders = []
-    for name, tree in _modules().items():
-        if name in DRAWING:
-            continue
-        top = set(map(id, tree.body))
-        for imported, node in _dpteach_imports(tree):
-            if id(node) not in top and imported != "viz":
-                offenders.append(f"{name}.py:{node.lineno} imports {imported}")
-    assert offenders == []
-
-
-def test_the_top_level_imports_have_no_cycle():
-    graph = {
-        name: {m for m, node in _dpteach_imports(tree) if node in tree.body and m != name}
-        for name, tree in _modules().items()
-        if name != "__init__"
-    }
-    order, done, path = [], set(), []
-
-    def visit(module: str) -> None:
-        if module in path:
-            raise AssertionError(f"import cycle: {' -> '.join([*path, module])}")
-        if module in done or module not in graph:
-            return
-        path.append(module)
-        for other in sorted(graph[module]):
-            visit(other)
-        path.pop()
-        done.add(module)
-        order.append(module)
-
-    for module in sorted(graph):
-        visit(module)
-    assert order.index("_validate") < order.index("domain") < order.index("data")
 
 
 # --- the domain types check themselves ---------------------------------------------------------
