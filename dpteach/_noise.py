@@ -146,7 +146,7 @@ def safe_grid(sensitivity: float, epsilon: float, k: int = 1, *, divisor: int = 
     represented: ``Delta / eps`` beyond ``1e300`` or an integer scale ``T`` beyond ``2^52`` (an
     epsilon below about ``2^-41 k``, whose noise would swamp any answer).
     """
-    if math.log10(sensitivity) - math.log10(epsilon) > 300:
+    if epsilon == 0 or math.log10(sensitivity) - math.log10(epsilon) > 300:  # 0: underflow
         raise ValueError(
             f"the noise scale sensitivity/epsilon = {sensitivity:.3g}/{epsilon:.3g} is too large "
             "to represent (at most 1e300)"

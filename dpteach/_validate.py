@@ -1,8 +1,14 @@
-"""Parameter checks shared by the whole package.
+"""Parameter checks shared by the whole package: plain values only.
 
 Every public function validates its inputs here so that bad input fails early with a
 ``ValueError`` or ``TypeError`` that names the parameter and the allowed range, never
-with a NaN or a crash deep inside numpy.
+with a NaN or a crash deep inside numpy. This module checks numbers, arrays, histograms, seeds
+and privacy parameters, and imports nothing from dpteach; the package's own types check
+themselves (:meth:`~dpteach.domain.Domain.check`, :meth:`~dpteach.data.Dataset.check`,
+:meth:`~dpteach.queries.Workload.check`, :func:`~dpteach.domain.same_universe`).
+
+Public functions validate their inputs once, here, at the boundary; what they call internally
+takes the checked values (private ``_``-functions), so a value is not re-checked layer by layer.
 """
 
 from __future__ import annotations
@@ -207,76 +213,6 @@ def not_a_string(value: object, name: str) -> None:
             f"{name} must be a sequence of attribute names, not the string {value!r} "
             f"(write ({value!r},) for one name)"
         )
-
-
-def dataset(value: object, name: str = "data"):
-    """A :class:`~dpteach.data.Dataset` (not ``None``, not an array of records or a histogram)."""
-    from .data import Dataset
-
-    if not isinstance(value, Dataset):
-        raise TypeError(
-            f"{name} must be a dpteach.Dataset, got {type(value).__name__}; build one with "
-            "Dataset(records, domain)"
-        )
-    return value
-
-
-def workload(value: object, name: str = "workload"):
-    """A :class:`~dpteach.queries.Workload` (not ``None``, not a matrix: wrap one in
-    ``MatrixWorkload``)."""
-    from .queries import Workload
-
-    if not isinstance(value, Workload):
-        raise TypeError(
-            f"{name} must be a dpteach Workload, got {type(value).__name__}; wrap a query "
-            "matrix in MatrixWorkload(matrix, domain=...)"
-        )
-    return value
-
-
-def domain(value: object, name: str = "domain"):
-    """A :class:`~dpteach.domain.Domain`."""
-    from .domain import Domain
-
-    if not isinstance(value, Domain):
-        raise TypeError(f"{name} must be a dpteach.Domain, got {type(value).__name__}")
-    return value
-
-
-def same_universe(data: object, workload_: object, *, names: str = "data and workload") -> None:
-    """Refuse objects built over different universes.
-
-    Domains are compared by what they are (attribute names, sizes and order), never by size
-    alone; an object without a domain (a plain ``MatrixWorkload``, a histogram) is compared by
-    its number of cells.
-    """
-    first, second = _universe(data), _universe(workload_)
-    from .domain import Domain
-
-    if isinstance(first, Domain) and isinstance(second, Domain):
-        if first != second:
-            raise ValueError(f"{names} are over different universes: {first!r} and {second!r}")
-        return
-    size_1 = first.size if isinstance(first, Domain) else first
-    size_2 = second.size if isinstance(second, Domain) else second
-    if size_1 != size_2:
-        raise ValueError(
-            f"{names} are over different universes: {size_1:,} cells and {size_2:,} cells"
-        )
-
-
-def _universe(obj: object):
-    """The Domain of ``obj`` if it has one, else its number of cells."""
-    from .domain import Domain
-
-    if isinstance(obj, Domain):
-        return obj
-    found = getattr(obj, "domain", None)
-    if isinstance(found, Domain):
-        return found
-    if hasattr(obj, "domain_size"):
-        return int(obj.domain_size)
-    return int(np.asarray(obj).shape[-1])
 
 
 def boolean(value: object, name: str) -> bool:

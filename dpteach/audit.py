@@ -44,6 +44,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check
+from .data import Dataset
+from .domain import Domain
+from .mechanisms import exponential, gaussian, laplace
+from .mw import OnlinePMW, mwem, private_mw
+from .queries import MarginalWorkload
 
 Sampler = Callable[[object, np.random.Generator, int], np.ndarray]
 
@@ -265,8 +270,6 @@ PAIRS = {
 
 def laplace_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0, safe: bool = True):
     """Sampler of :func:`dpteach.laplace` on a scalar input."""
-    from .mechanisms import laplace
-
     return lambda x, rng, size: laplace(
         np.full(size, float(x)), sensitivity=sensitivity, epsilon=epsilon, rng=rng, safe=safe
     )
@@ -274,8 +277,6 @@ def laplace_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0, safe: boo
 
 def gaussian_sampler(epsilon: float, delta: float, *, sensitivity: float = 1.0, safe: bool = True):
     """Sampler of :func:`dpteach.gaussian` on a scalar input (``safe=False``: the naive one)."""
-    from .mechanisms import gaussian
-
     return lambda x, rng, size: gaussian(
         np.full(size, float(x)), sensitivity=sensitivity, epsilon=epsilon, delta=delta, rng=rng,
         safe=safe,
@@ -284,8 +285,6 @@ def gaussian_sampler(epsilon: float, delta: float, *, sensitivity: float = 1.0, 
 
 def exponential_sampler(epsilon: float = 1.0, *, sensitivity: float = 1.0):
     """Sampler of :func:`dpteach.exponential` on a utility vector (parameters checked here)."""
-    from .mechanisms import exponential
-
     epsilon = check.positive(epsilon, "epsilon")
     sensitivity = check.positive(sensitivity, "sensitivity")
 
@@ -446,9 +445,6 @@ def smallest_overspend_caught(
 def _on_one_record(run: Callable[[object, object, np.random.Generator], object]) -> Sampler:
     """A sampler that calls ``run(data, workload, rng)`` once per sample on the one-record
     database of ``x`` and its workload (built once per call of the sampler, not per sample)."""
-    from .data import Dataset
-    from .domain import Domain
-    from .queries import MarginalWorkload
 
     def sampler(x: object, rng: np.random.Generator, size: int) -> np.ndarray:
         domain = Domain.binary(1)
@@ -461,7 +457,6 @@ def _on_one_record(run: Callable[[object, object, np.random.Generator], object])
 def private_mw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
     """Sampler of :func:`dpteach.mw.private_mw` on a one-record database (output: ``p_hat(0)``
     in hundredths)."""
-    from .mw import private_mw
 
     def once(data, workload, rng):
         result = private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng)
@@ -473,7 +468,6 @@ def private_mw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
 def mwem_sampler(epsilon: float, *, rounds: int = 1) -> Sampler:
     """Sampler of :func:`dpteach.mw.mwem` on a one-record database (output: ``p_hat(0)`` in
     twentieths)."""
-    from .mw import mwem
 
     def once(data, workload, rng):
         result = mwem(data, workload, epsilon=epsilon, rounds=rounds, iterations=1, rng=rng)
@@ -485,7 +479,6 @@ def mwem_sampler(epsilon: float, *, rounds: int = 1) -> Sampler:
 def online_pmw_sampler(epsilon: float, *, alpha: float = 0.9) -> Sampler:
     """Sampler of :class:`dpteach.mw.OnlinePMW` on a one-record database, asked ``1[x = 0]``
     twice (with one hard query allowed); the transcript of answers in quarters is encoded."""
-    from .mw import OnlinePMW
 
     def once(data, workload, rng):
         pmw = OnlinePMW(data, epsilon=epsilon, alpha=alpha, rng=rng, max_hard=1)

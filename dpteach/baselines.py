@@ -33,6 +33,7 @@ import numpy as np
 from . import _validate as check
 from . import mechanisms
 from .data import Dataset
+from .domain import same_universe
 from .privacy import PrivacyBudget, ZCDPBudget
 from .queries import MarginalWorkload, Workload
 
@@ -125,7 +126,7 @@ def tables_sensitivity(tables: int, n: int, *, norm: int) -> float:
 
 
 def _histogram_setting(data: Dataset, workload: Workload) -> None:
-    check.same_universe(check.dataset(data), check.workload(workload))
+    same_universe(Dataset.check(data), Workload.check(workload))
     check.dense_size(workload.domain_size)
 
 
@@ -198,7 +199,7 @@ def exact_marginal_answers(data: Dataset, workload: MarginalWorkload) -> np.ndar
             f"workload must be a MarginalWorkload (noisy marginal tables need its tables), got "
             f"{type(workload).__name__}"
         )
-    check.same_universe(check.dataset(data), workload)
+    same_universe(Dataset.check(data), workload)
     tables = []
     for m, attributes in enumerate(workload.marginals):
         columns = data.records[:, workload.domain.axes(attributes)]
@@ -290,9 +291,9 @@ def max_error_sweep(
     dict
         ``{"laplace": errors, "gaussian": errors}``, each of shape ``(len(ks), trials)``.
     """
-    check.workload(workload)
-    check.dataset(data)
-    check.same_universe(data, workload)
+    Workload.check(workload)
+    Dataset.check(data)
+    same_universe(data, workload)
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta, allow_zero=False)
     gen = check.rng(rng)

@@ -29,12 +29,23 @@ class Dataset:
     """
 
     def __init__(self, records: object, domain: Domain):
-        self.domain = check.domain(domain)
+        self.domain = Domain.check(domain)
         if records is None or isinstance(records, str | bytes):
             raise TypeError(f"records must be an (n, d) integer array, got {records!r}")
         self.records = domain.validate_records(records)  # always a fresh copy
         if self.records.shape[0] == 0:
             raise ValueError("records must hold at least one record (n >= 1)")
+
+    @staticmethod
+    def check(value: object, name: str = "data") -> Dataset:
+        """``value`` itself if it is a :class:`Dataset` (not ``None``, not an array of records or
+        a histogram), else a ``TypeError`` naming ``name``."""
+        if not isinstance(value, Dataset):
+            raise TypeError(
+                f"{name} must be a dpteach.Dataset, got {type(value).__name__}; build one with "
+                "Dataset(records, domain)"
+            )
+        return value
 
     @property
     def n(self) -> int:
@@ -90,7 +101,7 @@ class Dataset:
 def from_histogram(p: object, domain: Domain, n: int, *, rng: np.random.Generator | int) -> Dataset:
     """Draw ``n`` i.i.d. records from the distribution ``p`` over ``domain`` (a passed Generator
     is consumed; the same seed gives the same records)."""
-    check.domain(domain).check_dense()
+    Domain.check(domain).check_dense()
     p = check.histogram(p, domain.size, "p")
     n = check.integer(n, "n", minimum=1)
     check.dense_size(n * domain.d, "the records")
@@ -183,7 +194,7 @@ def latent_class_data(
 
 def _check_synthetic(domain: object, n: object) -> None:
     """The synthetic generators' memory: ``n x d`` records and one distribution per attribute."""
-    check.domain(domain)
+    Domain.check(domain)
     n = check.integer(n, "n", minimum=1)
     check.dense_size(n * domain.d, "the records")
     check.dense_size(max(domain.shape), "an attribute's distribution")

@@ -58,6 +58,13 @@ class Domain:
         self.shape: tuple[int, ...] = tuple(sizes)
         self._index = {n: i for i, n in enumerate(names)}
 
+    @staticmethod
+    def check(value: object, name: str = "domain") -> Domain:
+        """``value`` itself if it is a :class:`Domain`, else a ``TypeError`` naming ``name``."""
+        if not isinstance(value, Domain):
+            raise TypeError(f"{name} must be a dpteach.Domain, got {type(value).__name__}")
+        return value
+
     @classmethod
     def binary(cls, d: int) -> Domain:
         """``d`` binary attributes ``x0, ..., x{d-1}`` (the hypercube {0,1}^d); linear in ``d``."""
@@ -178,3 +185,42 @@ class Domain:
         if np.any((idx < 0) | (idx >= self.size)):
             raise ValueError(f"indices must lie in 0..{self.size - 1}")
         return np.stack(np.unravel_index(idx, self.shape), axis=1).astype(np.int64, copy=False)
+
+
+def same_universe(first: object, second: object, *, names: str = "data and workload") -> None:
+    """Refuse objects built over different universes (a ``ValueError`` naming ``names``).
+
+    Domains are compared by what they are (attribute names, sizes and order), never by size
+    alone; an object without a domain (a plain ``MatrixWorkload``, a histogram) is compared by
+    its number of cells. ``first`` and ``second`` may each be a :class:`Domain`, an object with a
+    ``domain`` (a Dataset, a workload, a stream) or a ``domain_size``, or an array over X.
+    """
+    first, second = _universe(first, names), _universe(second, names)
+    if isinstance(first, Domain) and isinstance(second, Domain):
+        if first != second:
+            raise ValueError(f"{names} are over different universes: {first!r} and {second!r}")
+        return
+    size_1 = first.size if isinstance(first, Domain) else first
+    size_2 = second.size if isinstance(second, Domain) else second
+    if size_1 != size_2:
+        raise ValueError(
+            f"{names} are over different universes: {size_1:,} cells and {size_2:,} cells"
+        )
+
+
+def _universe(obj: object, names: str) -> Domain | int:
+    """The Domain of ``obj`` if it has one, else its number of cells."""
+    if isinstance(obj, Domain):
+        return obj
+    found = getattr(obj, "domain", None)
+    if isinstance(found, Domain):
+        return found
+    if hasattr(obj, "domain_size"):
+        return int(obj.domain_size)
+    shape = np.shape(obj)
+    if not shape:
+        raise TypeError(
+            f"{names} must each be a Domain, an object over one (a Dataset, a workload) or an "
+            f"array over the universe, got {type(obj).__name__}"
+        )
+    return int(shape[-1])

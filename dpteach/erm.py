@@ -39,8 +39,8 @@ import numpy as np
 
 from . import _validate as check
 from .data import Dataset
-from .mechanisms import laplace, safe_laplace_grid
-from .privacy import PrivacyBudget, ZCDPBudget, charge
+from .mechanisms import _laplace, _safe_laplace_grid
+from .privacy import PrivacyBudget, ZCDPBudget, _charge
 
 Seed = np.random.Generator | int
 
@@ -358,12 +358,13 @@ def output_perturbation(
     sensitivity = l2_sensitivity(n, lam=lam, tol=tau)
     scale = check.finite_ratio(sensitivity, epsilon, "the noise scale")
     if safe:  # the noise must be representable: refused before solving, on public parameters
-        safe_laplace_grid(math.sqrt(d) * sensitivity, epsilon, k=d)
+        grid = _safe_laplace_grid(math.sqrt(d) * sensitivity, epsilon, k=d)
     theta = solve(x, y, lam=lam, tol=tau).theta  # NotCertifiedError: nothing charged or drawn
+    # the checked values take the internal paths (issue 27: validate once)
     if safe:
-        return laplace(theta, sensitivity=math.sqrt(d) * sensitivity, epsilon=epsilon, rng=gen,
-                       budget=budget)  # fmt: skip
-    charge(budget, epsilon, label="output perturbation")
+        _charge(budget, epsilon, label="laplace")
+        return _laplace(theta, grid, gen)
+    _charge(budget, epsilon, label="output perturbation")
     direction = gen.normal(size=d)
     direction /= np.linalg.norm(direction)
     return theta + gen.gamma(shape=d, scale=scale) * direction

@@ -36,11 +36,14 @@ from scipy import special
 from . import _validate as check
 from . import baselines, mw, theory
 from .data import Dataset
-from .mechanisms import AboveThreshold, laplace, safe_laplace_grid
+from .domain import same_universe
+from .mechanisms import AboveThreshold, _laplace, _safe_laplace_grid
 from .privacy import (
     BudgetExceededError,
     PrivacyBudget,
     ZCDPBudget,
+    _can_afford,
+    _charge,
     approx_dp_to_zcdp,
     can_afford,
     charge,
@@ -48,6 +51,7 @@ from .privacy import (
 )
 from .queries import Workload
 from .results import Result, Round
+from .smalldb import smalldb
 from .streams import DatabaseStream
 
 Seed = np.random.Generator | int
@@ -130,7 +134,7 @@ class PrivateMWBox(_Adapter):
     name: str = "private MW"
 
     def _run(self, data, workload, *, epsilon, beta, rng, budget) -> Result:
-        k, size = check.workload(workload).k, data.domain.size
+        k, size = Workload.check(workload).k, data.domain.size
         alpha = min(theory.private_mw_alpha(size, k, data.n, epsilon, beta), self.max_alpha)
         with _quiet_diagnostics():
             return mw.private_mw(data, workload, epsilon=epsilon, alpha=alpha, rng=rng,
@@ -160,8 +164,6 @@ class SmallDBBox(_Adapter):
     name: str = "SmallDB"
 
     def _run(self, data, workload, *, epsilon, beta, rng, budget) -> Result:
-        from .smalldb import smalldb
-
         return smalldb(data, workload, epsilon=epsilon, alpha=self.alpha, rng=rng, m=self.m,
                        budget=budget)  # fmt: skip
 
@@ -310,7 +312,7 @@ def _check_inputs(stream: object, blackbox: object, workload: object) -> None:
         raise TypeError(f"blackbox must be callable, got {type(blackbox).__name__}")
     if workload is None:
         return
-    check.same_universe(stream, check.workload(workload), names="stream and workload")
+    same_universe(stream, Workload.check(workload), names="stream and workload")
 
 
 def _spent(budget: PrivacyBudget | ZCDPBudget) -> float:
@@ -744,7 +746,8 @@ class PMWG:
         # both grids (the test's and the hard answer's) before the charge: neither the instance
         # nor its answer may refuse once the budget was spent
         self._check_grids(t, eps_instance)
-        charge(self.budget, eps_instance, label=f"sparse vector #{self.instances + 1} from t={t}")
+        # PMWG's own epsilons (public values it computed): the internal paths, checked once
+        _charge(self.budget, eps_instance, label=f"sparse vector #{self.instances + 1} from t={t}")
         self._sparse = self._make_sparse(t, eps_instance)
         self.instances += 1
 
@@ -752,9 +755,9 @@ class PMWG:
         """Whether the budget can pay these pure steps in turn (on a copy; public information)."""
         trial = self.budget.trial()
         for eps in epsilons:
-            if not can_afford(trial, eps):
+            if not _can_afford(trial, eps):
                 return False
-            charge(trial, eps, label="")
+            _charge(trial, eps, label="")
         return True
 
     def _remaining(self) -> str:
@@ -769,7 +772,7 @@ class PMWG:
             if eps_instance is not None:
                 # validates its grid; draws and charges nothing
                 AboveThreshold(self.alpha, sensitivity=1 / t, epsilon=eps_instance, rng=0)
-            safe_laplace_grid(1 / t, self._noise_costs(t)[1])
+            _safe_laplace_grid(1 / t, self._noise_costs(t)[1])
         except ValueError as err:
             raise ValueError(
                 f"PMWG cannot answer at t={t} with scale={self.scale:.3g}: {err}; nothing was "
@@ -805,8 +808,8 @@ class PMWG:
         hard = self._sparse.test(abs(true - estimate))
         if hard:
             eps_answer = self._noise_costs(t)[1]
-            charge(self.budget, eps_answer, label=f"hard answer at t={t}")
-            value = float(laplace(true, sensitivity=1 / t, epsilon=eps_answer, rng=self._rng))
+            _charge(self.budget, eps_answer, label=f"hard answer at t={t}")
+            value = float(_laplace(true, _safe_laplace_grid(1 / t, eps_answer), self._rng))
             eta = math.copysign(self.alpha / 2, estimate - value)
             self.p_hat = mw.mw_update(self.p_hat, q, eta)
             self.hard += 1

@@ -23,22 +23,22 @@ import numpy as np
 
 from . import _validate as check
 from .data import Dataset
-from .mechanisms import exponential, laplace, safe_laplace_grid
+from .domain import same_universe
+from .mechanisms import _exponential, _laplace, _safe_laplace_grid, exponential
 from .median import HalvingDUA
 from .mw import MAX_LEARNER_ROUNDS, check_rounds, mw_update
 from .privacy import (
     BudgetExceededError,
     PrivacyBudget,
     ZCDPBudget,
-    advanced_composition,
-    can_afford,
-    charge,
+    _advanced_composition,
+    _can_afford,
+    _charge,
     check_budget,
-    pure_to_zcdp,
 )
 from .queries import Workload
 from .results import Result, Round, kl_divergence
-from .theory import ic_epsilon0, mw_mistake_bound
+from .theory import _ic_epsilon0, mw_mistake_bound
 
 
 class DatabaseUpdateAlgorithm(Protocol):
@@ -149,6 +149,16 @@ def exact_distinguisher(true: np.ndarray, synthetic: np.ndarray, **_) -> int:
 DISTINGUISHERS = {"exponential": exponential_distinguisher, "exact": exact_distinguisher}
 
 
+def _exponential_pick(true: np.ndarray, synthetic: np.ndarray, *, n: int, epsilon: float, rng):
+    """:func:`exponential_distinguisher` on checked values (one draw): what the IC mechanism's
+    rounds call."""
+    return _exponential(np.abs(true - synthetic), 1 / n, epsilon, rng)
+
+
+#: The distinguishers as :func:`iterative_construction` calls them, on checked values.
+_PICKS = {"exponential": _exponential_pick, "exact": exact_distinguisher}
+
+
 def privacy_spent(eps0: float, steps: int, delta: float = 0.0) -> float:
     """The ``epsilon`` of ``steps`` adaptive ``eps0``-DP steps, as Theorem 4 accounts for them.
 
@@ -160,13 +170,17 @@ def privacy_spent(eps0: float, steps: int, delta: float = 0.0) -> float:
     """
     eps0 = check.positive(eps0, "eps0")
     steps = check.integer(steps, "steps", minimum=0)
-    delta = check.delta(delta)
+    return _privacy_spent(eps0, steps, check.delta(delta))
+
+
+def _privacy_spent(eps0: float, steps: int, delta: float) -> float:
+    """:func:`privacy_spent` for checked values."""
     if steps == 0:
         return 0.0
     basic = steps * eps0
     if delta == 0:
         return basic
-    return min(basic, advanced_composition(eps0, steps, delta)[0])
+    return min(basic, _advanced_composition(eps0, steps, delta)[0])
 
 
 def iterative_construction(
@@ -210,7 +224,7 @@ def iterative_construction(
     potential ``D(D || D^t)``; ``info`` holds them for ``D^0`` and, for the halving DUA, the
     number of surviving candidates after each round.
     """
-    check.same_universe(check.dataset(data), check.workload(workload))
+    same_universe(Dataset.check(data), Workload.check(workload))
     _check_dua(dua)
     if workload.domain_size != dua.domain_size:
         raise ValueError(
@@ -228,20 +242,21 @@ def iterative_construction(
     gen = check.rng(rng)
     bound = dua.bound(alpha / 2)  # the MW DUA refuses a level other than its own
     rounds = check_rounds(bound, max_rounds, f"alpha={alpha:g} (update bound B(alpha/2))")
-    eps0 = ic_epsilon0(epsilon, rounds, delta)
-    if delta > 0 and privacy_spent(eps0, 2 * rounds, delta) > epsilon:
+    eps0 = _ic_epsilon0(epsilon, rounds, delta)
+    if delta > 0 and _privacy_spent(eps0, 2 * rounds, delta) > epsilon:
         raise ValueError(
             f"epsilon={epsilon} is too large for advanced composition here; use delta=0"
         )
-    safe_laplace_grid(1 / data.n, eps0)  # refuses an unrepresentable eps0 before any charge
+    grid = _safe_laplace_grid(1 / data.n, eps0)  # refuses an unrepresentable eps0 before a charge
     label = f"IC run ({2 * rounds} steps at eps0={eps0:.3g})"
+    # the values are checked: the rounds take the internal paths (issue 27: validate once)
     if delta > 0:  # one (epsilon, delta) charge (a ZCDPBudget refuses it: no zCDP guarantee)
-        charge(budget, epsilon, delta, label=label)
+        _charge(budget, epsilon, delta, label=label)
     elif budget is not None:
         # pure DP: the whole run must be affordable before anything is released; each step is
         # then charged as it goes (eps0, or eps0^2/2 to a ZCDPBudget)
-        whole_rho = 2 * rounds * pure_to_zcdp(eps0)  # what the 2B steps cost a ZCDPBudget
-        if not can_afford(budget, epsilon, rho=whole_rho):
+        whole_rho = 2 * rounds * (eps0 * eps0 / 2)  # what the 2B steps cost a ZCDPBudget
+        if not _can_afford(budget, epsilon, rho=whole_rho):
             raise BudgetExceededError(
                 f"refused an {label} of (epsilon={epsilon}, delta={delta}): the budget cannot "
                 f"pay it ({budget!r}); nothing was released"
@@ -251,7 +266,7 @@ def iterative_construction(
 
     p, n = data.histogram(), data.n
     true = workload._answer(p)
-    pick = DISTINGUISHERS[distinguisher]
+    pick = _PICKS[distinguisher]
     state = dua.initial()
     current = dua.answers(state, workload)  # D^{t-1}'s answers at the start of round t
     is_mw = isinstance(dua, MultiplicativeWeightsDUA)
@@ -272,9 +287,10 @@ def iterative_construction(
     survivors = [int(np.sum(state))] if halving else []
     for t in range(1, rounds + 1):
         # the exact distinguisher has refused any budget
-        charge(step_budget, eps0, label=f"IC round {t}: distinguisher")
+        _charge(step_budget, eps0, label=f"IC round {t}: distinguisher")
         i = pick(true, current, n=n, epsilon=eps0, rng=gen)
-        v = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen, budget=step_budget)
+        _charge(step_budget, eps0, label="laplace")
+        v = _laplace(true[i], grid, gen)
         stop = abs(v - current[i]) < 3 * alpha / 4
         if not stop:
             state = dua.update(state, workload.query(i), v)
@@ -282,7 +298,7 @@ def iterative_construction(
         synthetic = dua.synthetic(state)
         error = float(np.max(np.abs(current - true)))
         potential = kl_divergence(p, synthetic) if is_mw else math.nan
-        spent = privacy_spent(eps0, 2 * t, delta) if private else math.inf
+        spent = _privacy_spent(eps0, 2 * t, delta) if private else math.inf
         result.trace.append(Round(t, query=i, noisy_value=float(v), updated=not stop,
                                   max_error=error, potential=potential,
                                   epsilon_spent=spent))  # fmt: skip

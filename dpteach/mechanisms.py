@@ -8,6 +8,12 @@ optional ``budget`` that is charged *before* any noise is drawn: a refused charg
 Sensitivities are with respect to whatever neighbouring relation the caller uses; in this book
 it is replace-one neighbours, under which a linear query on a normalised histogram of ``n``
 records has sensitivity ``1/n``.
+
+Each public function validates its inputs once. The algorithms built on these mechanisms validate
+theirs at their own public boundary and then call the internal paths, which take checked values
+and draw exactly what the public functions draw: :func:`_laplace` on a grid from
+:func:`_safe_laplace_grid` (computed before the charge, so that nothing refuses after it),
+:func:`_exponential`, :func:`_gaussian`, ``Sparse._checked``, and ``privacy._charge``.
 """
 
 from __future__ import annotations
@@ -23,10 +29,11 @@ from . import _validate as check
 from .privacy import (
     PrivacyBudget,
     ZCDPBudget,
-    advanced_composition,
-    charge,
+    _advanced_composition,
+    _charge,
+    _zcdp_rho_for,
+    check_budget,
     gaussian_zcdp,
-    zcdp_rho_for,
 )
 
 Seed = np.random.Generator | int
@@ -85,13 +92,20 @@ def laplace(
     v = check.array(value, "value")
     check.boolean(safe, "safe")
     if safe:
-        grid = safe_laplace_grid(sensitivity, epsilon, k=max(v.size, 1))
+        grid = _safe_laplace_grid(sensitivity, epsilon, k=max(v.size, 1))
     else:
         scale = check.finite_ratio(sensitivity, epsilon, "the Laplace scale sensitivity/epsilon")
-    charge(budget, epsilon, label="laplace")
+    _charge(check_budget(budget), epsilon, label="laplace")
     if safe:
         return _as_output(_safe_laplace_noise(v, grid, gen))
     return _as_output(v + gen.laplace(0.0, scale, size=v.shape))
+
+
+def _laplace(value: float | np.ndarray, grid: _noise.SafeGrid, gen) -> float | np.ndarray:
+    """The safe :func:`laplace` (no budget) of a checked finite ``value`` (a float or a float
+    array) on the ``grid`` of :func:`_safe_laplace_grid` for its size: what the mechanisms call
+    after validating their inputs and computing the grid before their charge."""
+    return _as_output(_safe_laplace_noise(np.asarray(value, dtype=float), grid, gen))
 
 
 def _safe_laplace_noise(v: np.ndarray, grid: _noise.SafeGrid, gen) -> np.ndarray:
@@ -117,6 +131,12 @@ def safe_laplace_grid(sensitivity: float, epsilon: float, *, k: int = 1) -> _noi
     sensitivity = check.positive(sensitivity, "sensitivity")
     epsilon = check.positive(epsilon, "epsilon")
     k = check.integer(k, "k", minimum=1)
+    return _safe_laplace_grid(sensitivity, epsilon, k=k)
+
+
+def _safe_laplace_grid(sensitivity: float, epsilon: float, *, k: int = 1) -> _noise.SafeGrid:
+    """:func:`safe_laplace_grid` for checked values (floats > 0, an int ``k >= 1``): what the
+    mechanisms call after validating their inputs. Still refuses an unrepresentable scale."""
     return _noise.safe_grid(sensitivity, epsilon, k)
 
 
@@ -161,9 +181,16 @@ def gaussian_sigma(
     epsilon = check.positive(epsilon, "epsilon")
     delta = check.delta(delta, allow_zero=False)
     check.boolean(safe, "safe")
+    return _gaussian_sigma(sensitivity, epsilon, delta, calibration, safe=safe)
+
+
+def _gaussian_sigma(
+    sensitivity: float, epsilon: float, delta: float, calibration: str, *, safe: bool = True
+) -> float:
+    """:func:`gaussian_sigma` for checked values (``calibration`` is still checked)."""
     sigma = _continuous_sigma(sensitivity, epsilon, delta, calibration)
     if safe:
-        return max(sigma, discrete_gaussian_sigma(sensitivity, epsilon, delta))
+        return max(sigma, _discrete_gaussian_sigma(sensitivity, epsilon, delta))
     return sigma
 
 
@@ -182,14 +209,18 @@ def discrete_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) ->
     """
     sensitivity = check.positive(sensitivity, "sensitivity")
     epsilon = check.positive(epsilon, "epsilon")
-    delta = check.delta(delta, allow_zero=False)
+    return _discrete_gaussian_sigma(sensitivity, epsilon, check.delta(delta, allow_zero=False))
+
+
+def _discrete_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> float:
+    """:func:`discrete_gaussian_sigma` for checked values."""
     unit = _discrete_sigma_unit(epsilon, delta)
     return check.finite_ratio(sensitivity * unit, 1.0, "the discrete Gaussian sigma")
 
 
 @functools.lru_cache(maxsize=256)
 def _discrete_sigma_unit(epsilon: float, delta: float) -> float:
-    rho = zcdp_rho_for(epsilon, delta)
+    rho = _zcdp_rho_for(epsilon, delta)
     return 1 / math.sqrt(2 * rho)
 
 
@@ -285,18 +316,36 @@ def gaussian(
     a neighbour (Mironov 2012; see the auditing appendix).
     """
     check.boolean(safe, "safe")
-    sigma = gaussian_sigma(sensitivity, epsilon, delta, calibration=calibration, safe=safe)
+    sensitivity = check.positive(sensitivity, "sensitivity")
+    epsilon = check.positive(epsilon, "epsilon")
+    delta = check.delta(delta, allow_zero=False)
+    sigma = _gaussian_sigma(sensitivity, epsilon, delta, calibration, safe=safe)
     gen = check.rng(rng)
     v = check.array(value, "value")
     if safe:
-        grid = _noise.gauss_grid(float(sensitivity), sigma / sensitivity, max(v.size, 1))
-        rho = grid.rho
-    else:
-        rho = gaussian_zcdp(sensitivity, sigma)
-    charge(budget, epsilon, delta, label="gaussian", rho=rho)
-    if safe:
-        return _as_output(_safe_gaussian_noise(v, grid, gen))
+        return _gaussian(v, sensitivity, epsilon, delta, sigma, gen, budget=budget)
+    rho = gaussian_zcdp(sensitivity, sigma)
+    _charge(check_budget(budget), epsilon, delta, label="gaussian", rho=rho)
     return _as_output(v + gen.normal(0.0, sigma, size=v.shape))
+
+
+def _gaussian(
+    v: np.ndarray,
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    sigma: float,
+    gen: np.random.Generator,
+    *,
+    budget: PrivacyBudget | ZCDPBudget | None,
+) -> float | np.ndarray:
+    """The safe :func:`gaussian` on checked values (``sigma`` from :func:`_gaussian_sigma`):
+    refuses an unrepresentable grid, charges ``budget`` (``rho`` of the release to a
+    :class:`~dpteach.privacy.ZCDPBudget`), then draws. What the mechanisms call after validating
+    their inputs."""
+    grid = _noise.gauss_grid(float(sensitivity), sigma / sensitivity, max(v.size, 1))
+    _charge(check_budget(budget), epsilon, delta, label="gaussian", rho=grid.rho)
+    return _as_output(_safe_gaussian_noise(v, grid, gen))
 
 
 def _safe_gaussian_noise(v: np.ndarray, grid: _noise.GaussGrid, gen) -> np.ndarray:
@@ -370,17 +419,26 @@ def exponential(
             raise ValueError("size (repeated draws) cannot be combined with a budget")
         check.dense_size(size if safe else size * u.size, "size (the draws)")
     else:
-        charge(budget, epsilon, label="exponential")
+        _charge(check_budget(budget), epsilon, label="exponential")
     if safe:
-        grid = _noise.exp_grid(sensitivity, epsilon)
-        chosen = _noise.exponential_choice(grid.gaps(u), grid.bits, size or 1, gen)
-        return int(chosen[0]) if size is None else chosen
+        return _exponential(u, sensitivity, epsilon, gen, size=size)
     # Shifting by the best score changes no probability and keeps scale * u from overflowing.
     with np.errstate(over="ignore"):  # -inf for scores too far below the best: probability 0
         logits = scale * (u - u.max())
     if size is not None:
         return np.argmax(logits + gen.gumbel(size=(size, u.size)), axis=1)
     return int(np.argmax(logits + gen.gumbel(size=u.size)))
+
+
+def _exponential(
+    u: np.ndarray, sensitivity: float, epsilon: float, gen: np.random.Generator, *, size=None
+) -> int | np.ndarray:
+    """The safe :func:`exponential` (no budget) on checked values: a 1-D float array ``u`` of
+    finite scores, floats ``sensitivity, epsilon > 0`` and a Generator: the chosen index, or
+    ``size`` of them. What the mechanisms call after validating their inputs."""
+    grid = _noise.exp_grid(sensitivity, epsilon)
+    chosen = _noise.exponential_choice(grid.gaps(u), grid.bits, size or 1, gen)
+    return int(chosen[0]) if size is None else chosen
 
 
 class Sparse:
@@ -423,7 +481,32 @@ class Sparse:
     ):
         self._configure(threshold, sensitivity, epsilon, cutoff, delta)
         self._rng = check.rng(rng)
-        charge(budget, self.epsilon, self.delta, label=type(self).__name__)
+        _charge(check_budget(budget), self.epsilon, self.delta, label=type(self).__name__)
+        self._start()
+
+    @classmethod
+    def _checked(
+        cls,
+        threshold: float,
+        *,
+        sensitivity: float,
+        epsilon: float,
+        rng: np.random.Generator,
+        cutoff: int,
+    ) -> Sparse:
+        """A pure-DP instance from checked values (finite floats, ``sensitivity, epsilon > 0``, an
+        int ``cutoff >= 1``, a Generator), charging nothing: what the mechanisms built on the
+        sparse vector (online PMW, private GuessAndCheck) call after validating their inputs and
+        before their own charge. Still refuses an unrepresentable noise scale."""
+        sparse = cls.__new__(cls)
+        sparse.threshold, sparse.sensitivity, sparse.epsilon = threshold, sensitivity, epsilon
+        sparse.cutoff, sparse.delta = cutoff, 0.0
+        sparse._derive()
+        sparse._rng = rng
+        sparse._start()
+        return sparse
+
+    def _start(self) -> None:
         self._source = None  # seeded from rng at the first draw: construction draws nothing
         self.above_count = 0
         self.answered = 0
@@ -436,6 +519,10 @@ class Sparse:
         self.epsilon = check.positive(epsilon, "epsilon")
         self.cutoff = check.integer(cutoff, "cutoff", minimum=1)
         self.delta = check.delta(delta)
+        self._derive()
+
+    def _derive(self) -> None:
+        """The noise grid and the snapped threshold from the checked parameters."""
         c = self.cutoff
         if self.delta == 0:
             # Each of the c AboveThreshold runs is eps/c-DP: threshold noise 2 Delta / (eps/c).
@@ -444,7 +531,7 @@ class Sparse:
             # c AboveThreshold runs at eps' = eps / sqrt(8 c ln(1/delta)), composed with advanced
             # composition; check that the composition really stays within epsilon.
             eps_each = self.epsilon / math.sqrt(8 * c * math.log(1 / self.delta))
-            if advanced_composition(eps_each, c, self.delta)[0] > self.epsilon:
+            if _advanced_composition(eps_each, c, self.delta)[0] > self.epsilon:
                 raise ValueError(
                     f"epsilon={self.epsilon} is too large for the advanced-composition "
                     f"calibration with cutoff={c} and delta={self.delta}; use delta=0"

@@ -28,43 +28,16 @@ import math
 import numpy as np
 
 from . import _validate as check
-from .mechanisms import Seed, Sparse, laplace, safe_laplace_grid
-from .privacy import PrivacyBudget, ZCDPBudget, charge
+from .audit import encode, repeat
+from .mechanisms import Seed, Sparse, _laplace, _safe_laplace_grid
+from .privacy import PrivacyBudget, ZCDPBudget, _charge, check_budget
 from .queries import Workload
+from .theory import MAX_COUNT_DIGITS, log_multiset_count, multiset_count  # noqa: F401 (exported)
 
 #: Largest candidate set (number of databases) that :func:`small_databases` enumerates.
 MAX_CANDIDATES = 2_000_000
 #: Largest candidate matrix (databases x cells) that :func:`small_databases` allocates (128 MiB).
 MAX_CANDIDATE_CELLS = 2**24
-
-
-#: :func:`multiset_count` computes counts of at most this many decimal digits exactly (beyond,
-#: ``math.comb`` alone takes seconds to hours); :func:`log_multiset_count` has no limit.
-MAX_COUNT_DIGITS = 10_000
-
-
-def log_multiset_count(domain_size: int, m: int) -> float:
-    """``ln C(|X| + m - 1, m)`` from ``lgamma`` (relative accuracy about 1e-15; instant for any
-    size): the estimate every size check uses before it computes anything."""
-    size = check.integer(domain_size, "domain_size", minimum=1)
-    m = check.integer(m, "m", minimum=1)
-    return math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
-
-
-def multiset_count(domain_size: int, m: int) -> int:
-    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``|X|`` cells, as
-    multisets (the ordered tuples ``X^m`` number ``|X|^m``), exactly.
-
-    Refused (``ValueError``) when the count has more than :data:`MAX_COUNT_DIGITS` digits, found
-    by :func:`log_multiset_count` before anything is computed; use that function for its size.
-    """
-    digits = log_multiset_count(domain_size, m) / math.log(10)
-    if digits > MAX_COUNT_DIGITS:
-        raise ValueError(
-            f"C(|X| + m - 1, m) for domain_size={domain_size}, m={m} is about 10^{digits:.0f}, "
-            f"more than {MAX_COUNT_DIGITS:,} digits; use log_multiset_count for its logarithm"
-        )
-    return math.comb(int(domain_size) + int(m) - 1, int(m))
 
 
 def check_candidates(domain_size: int, m: int) -> int:
@@ -245,15 +218,16 @@ class PrivateGuessAndCheck(GuessAndCheck):
         gen = check.rng(rng)
         # Validate both noise scales (public parameters only) before charging: neither the sparse
         # vector nor a later Laplace answer may refuse after the budget was spent.
-        self._sparse = Sparse(self.eta, sensitivity=1 / self.n, epsilon=self.epsilon / 2,
-                              rng=gen, cutoff=self.m)  # fmt: skip
-        safe_laplace_grid(1 / self.n, self.epsilon / (2 * self.m))
-        charge(budget, self.epsilon, label="PrivateGuessAndCheck")
+        self._sparse = Sparse._checked(
+            self.eta, sensitivity=1 / self.n, epsilon=self.epsilon / 2, rng=gen, cutoff=self.m
+        )
+        self._answer_grid = _safe_laplace_grid(1 / self.n, self.epsilon / (2 * self.m))
+        _charge(check_budget(budget), self.epsilon, label="PrivateGuessAndCheck")
         self._rng = gen
 
     def _answer(self, value: float) -> float:
-        return laplace(value, sensitivity=1 / self.n, epsilon=self.epsilon / (2 * self.m),
-                       rng=self._rng)  # fmt: skip
+        """``value + Lap(1 / (n eps/(2m)))``, safe (the grid was checked before the charge)."""
+        return _laplace(value, self._answer_grid, self._rng)
 
     def ask(self, q: object, guess: float) -> float:
         """The guess if the sparse vector finds it close, else a Laplace answer."""
@@ -456,7 +430,6 @@ def guess_and_check_sampler(make, pairs, *, resolution: int = 4):
     transcript (``None`` for an accepted guess, else ``floor(resolution * answer)``) is encoded as
     one integer (:func:`dpteach.audit.encode`).
     """
-    from .audit import encode, repeat
 
     def once(counts, rng):
         checker, out = make(counts, rng), []
@@ -474,7 +447,6 @@ def median_mechanism_sampler(candidates, queries, *, eta: float, resolution: int
     """A sampler for :func:`dpteach.audit.audit` of the :class:`MedianMechanism` on ``counts``,
     asked the fixed ``queries``; the answers ``floor(resolution * a)`` are encoded as one integer.
     The mechanism is deterministic, so it is run once and its output repeated ``size`` times."""
-    from .audit import encode
 
     def sampler(counts, rng, size):
         mm = MedianMechanism(counts, candidates=candidates, eta=eta)

@@ -23,32 +23,26 @@ import numpy as np
 from . import _validate as check
 from . import theory
 from .data import Dataset
-from .mechanisms import Sparse, exponential, laplace, safe_laplace_grid
+from .domain import same_universe
+from .mechanisms import (
+    Sparse,
+    _exponential,
+    _laplace,
+    _safe_laplace_grid,
+)
 from .privacy import (
     BudgetExceededError,
     PrivacyBudget,
     ZCDPBudget,
-    advanced_composition,
-    charge,
+    _advanced_composition,
+    _charge,
     check_budget,
 )
-from .queries import MarginalWorkload, NegatedWorkload, Workload
+from .queries import MarginalWorkload, NegatedWorkload, Workload, mw_update
 from .results import Result, Round, kl_divergence
 from .theory import mw_mistake_bound as mistake_bound
 
 Seed = np.random.Generator | int
-
-
-def mw_update(p_hat: np.ndarray, q: np.ndarray, eta: float) -> np.ndarray:
-    """``p_hat'(x) ∝ p_hat(x) exp(-eta q(x))``: one multiplicative-weights step.
-
-    A positive ``eta`` moves mass away from where ``q`` is large (the answer was too high); a
-    negative ``eta`` moves it towards. Computed in a numerically stable way (shifted exponent).
-    """
-    log_w = np.log(p_hat, where=p_hat > 0, out=np.full_like(p_hat, -np.inf)) - eta * q
-    log_w -= log_w.max()
-    w = np.exp(log_w)
-    return w / w.sum()
 
 
 def _closed(workload: Workload) -> NegatedWorkload:
@@ -157,15 +151,8 @@ def _snapshot(result_snapshots: dict, t: int, p_hat: np.ndarray, wanted: Collect
 
 
 def _prepare(data: Dataset, workload: Workload) -> tuple[np.ndarray, int]:
-    check.same_universe(check.dataset(data), check.workload(workload))
+    same_universe(Dataset.check(data), Workload.check(workload))
     return data.histogram(), data.n
-
-
-def _charge(
-    budget: PrivacyBudget | ZCDPBudget | None, epsilon: float, label: str, delta: float = 0.0
-) -> None:
-    # a ZCDPBudget is charged epsilon^2/2 for a pure step and refuses an approximate one
-    charge(budget, epsilon, delta, label=label)
 
 
 def private_mw(
@@ -212,15 +199,17 @@ def private_mw(
     snapshots = check.snapshots(snapshots)
     rounds = check_rounds(theory.private_mw_rounds(closed.domain_size, alpha), max_rounds,
                           f"alpha={alpha:g}")  # fmt: skip
-    eps0 = theory.private_mw_epsilon0(epsilon, closed.domain_size, alpha, delta)
+    eps0 = theory._private_mw_epsilon0(epsilon, rounds, delta)
     gen = check.rng(rng)
-    safe_laplace_grid(1 / n, eps0)  # refuses an unrepresentable eps0 before anything is charged
-    _charge(budget, epsilon, f"private MW ({2 * rounds} steps at eps0={eps0:.3g})", delta)
+    grid = _safe_laplace_grid(1 / n, eps0)  # refuses an unrepresentable eps0 before the charge
+    # a ZCDPBudget is charged epsilon^2/2 for a pure run and refuses an approximate one
+    _charge(check_budget(budget), epsilon, delta,
+            label=f"private MW ({2 * rounds} steps at eps0={eps0:.3g})")  # fmt: skip
 
     def spent(steps: int) -> float:
         if delta == 0:
             return steps * eps0
-        return min(steps * eps0, advanced_composition(eps0, steps, delta)[0])
+        return min(steps * eps0, _advanced_composition(eps0, steps, delta)[0])
 
     true = closed._answer(p)
     p_hat = _uniform(closed.domain_size)
@@ -229,8 +218,8 @@ def private_mw(
     result = Result(p_hat, np.empty(0), info=info)
     _snapshot(result.snapshots, 0, p_hat, snapshots)
     for t in range(1, rounds + 1):
-        i = exponential(answers_hat - true, sensitivity=1 / n, epsilon=eps0, rng=gen)
-        y = laplace(true[i], sensitivity=1 / n, epsilon=eps0, rng=gen)
+        i = _exponential(answers_hat - true, 1 / n, eps0, gen)  # checked values: internal paths
+        y = _laplace(true[i], grid, gen)
         update = answers_hat[i] - y > 2 * alpha
         if update:
             p_hat = closed._reweight(p_hat, i, alpha)  # p_hat is ours: it may change in place
@@ -271,7 +260,11 @@ def mwem_rounds(n: int, epsilon: float, workload: Workload) -> int:
     """
     n = check.integer(n, "n", minimum=1)
     epsilon = check.positive(epsilon, "epsilon")
-    check.workload(workload)
+    return _mwem_rounds(n, epsilon, Workload.check(workload))
+
+
+def _mwem_rounds(n: int, epsilon: float, workload: Workload) -> int:
+    """:func:`mwem_rounds` for checked values (what :func:`mwem` calls)."""
     items = len(workload.marginals) if isinstance(workload, MarginalWorkload) else workload.k
     return int(min(max(round(0.6 * (n * epsilon) ** (1 / 3)), 1), items, MAX_ROUNDS))
 
@@ -322,10 +315,10 @@ def mwem(
     ``snapshots`` lists rounds whose ``p_hat`` is kept (0 for the uniform start). ``rounds`` is at
     most :data:`MAX_ROUNDS` and ``iterations`` at most :data:`MAX_ITERATIONS`.
     """
-    check.same_universe(check.dataset(data), check.workload(workload))
+    same_universe(Dataset.check(data), Workload.check(workload))
     n = data.n
     epsilon = check.positive(epsilon, "epsilon")
-    rounds = mwem_rounds(n, epsilon, workload) if rounds is None else _rounds(rounds)
+    rounds = _mwem_rounds(n, epsilon, workload) if rounds is None else _rounds(rounds)
     iterations = check.integer(iterations, "iterations", minimum=1)
     if iterations > MAX_ITERATIONS:
         raise ValueError(
@@ -344,9 +337,9 @@ def mwem(
         starts = np.arange(workload.k)
         sensitivity = 1 / n
     ends = np.append(starts[1:], workload.k)
-    # the largest measurement's noise grid, refused (public values only) before the charge
-    safe_laplace_grid(sensitivity, eps_t, k=int(np.max(ends - starts)))
-    _charge(budget, epsilon, f"MWEM ({2 * rounds} steps at {eps_t:.3g})")
+    # every measurement's noise grid, refused (public values only) before the charge
+    grids = {int(k): _safe_laplace_grid(sensitivity, eps_t, k=int(k)) for k in set(ends - starts)}
+    _charge(check_budget(budget), epsilon, label=f"MWEM ({2 * rounds} steps at {eps_t:.3g})")
     p = data.histogram()
     true = workload._answer(p)
     support = np.flatnonzero(p)
@@ -359,9 +352,9 @@ def mwem(
     _snapshot(result.snapshots, 0, p_hat, wanted)
     for t in range(1, rounds + 1):
         scores = np.add.reduceat(np.abs(answers - true), starts)
-        m = exponential(scores, sensitivity=sensitivity, epsilon=eps_t, rng=gen)
-        y = np.atleast_1d(laplace(true[starts[m]:ends[m]], sensitivity=sensitivity,
-                                  epsilon=eps_t, rng=gen))  # fmt: skip
+        # the validated values go to the mechanisms' internal paths (issue 27: validate once)
+        m = _exponential(scores, sensitivity, eps_t, gen)
+        y = _laplace(true[starts[m] : ends[m]], grids[ends[m] - starts[m]], gen)
         totals[m] = totals.get(m, 0) + y
         counts[m] = counts.get(m, 0) + 1
         measured = [(i, totals[i] / counts[i], counts[i]) for i in totals]
@@ -454,7 +447,7 @@ class OnlinePMW:
         max_hard: int | None = None,
         budget: PrivacyBudget | ZCDPBudget | None = None,
     ):
-        check.dataset(data)
+        Dataset.check(data)
         self.alpha = _alpha(alpha)
         self.epsilon = check.positive(epsilon, "epsilon")
         size = data.domain.size
@@ -469,9 +462,10 @@ class OnlinePMW:
         # built first (it validates and draws nothing), and the answers' grid checked, then the
         # whole epsilon is charged: nothing may refuse after the charge
         try:
-            self._sparse = Sparse(self.alpha, sensitivity=1 / n, epsilon=self.epsilon / 2,
-                                  rng=gen, cutoff=self.max_hard)  # fmt: skip
-            safe_laplace_grid(1 / n, self.epsilon / (2 * self.max_hard))
+            self._sparse = Sparse._checked(self.alpha, sensitivity=1 / n,
+                                           epsilon=self.epsilon / 2, rng=gen,
+                                           cutoff=self.max_hard)  # fmt: skip
+            answer_grid = _safe_laplace_grid(1 / n, self.epsilon / (2 * self.max_hard))
         except ValueError as err:
             cause = "max_hard" if max_hard is not None else f"alpha={self.alpha:g} (via max_hard)"
             raise ValueError(
@@ -479,12 +473,11 @@ class OnlinePMW:
                 f"max_hard={self.max_hard:,} hard queries is too little ({err}). Raise epsilon or "
                 f"lower {cause}"
             ) from None
-        _charge(budget, self.epsilon, f"online PMW (c={self.max_hard})")
+        _charge(budget, self.epsilon, label=f"online PMW (c={self.max_hard})")
         self._rng = gen
         p = data.histogram()
         self._true_answer: Callable[[np.ndarray], float] = lambda q: float(q @ p)
-        self._sensitivity = 1 / n
-        self._eps_answer = self.epsilon / (2 * self.max_hard)
+        self._answer_grid = answer_grid  # Lap(1 / (n eps/(2c))) per hard answer, safe
         self.p_hat = _uniform(size)
         self.hard = 0
         self.asked = 0
@@ -511,8 +504,7 @@ class OnlinePMW:
             self.history.append((estimate, False))
             return estimate
         self.hard += 1
-        y = laplace(self._true_answer(q), sensitivity=self._sensitivity,
-                    epsilon=self._eps_answer, rng=self._rng)  # fmt: skip
+        y = _laplace(self._true_answer(q), self._answer_grid, self._rng)
         self.p_hat = mw_update(self.p_hat, q, math.copysign(self.alpha / 2, estimate - y))
         self.history.append((float(y), True))
         return float(y)

@@ -10,7 +10,10 @@ Conventions (Dwork and Roth 2014; Bun and Steinke 2016):
   ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP; zCDP composes by adding ``rho``.
 
 The budgets are charged *before* anything is released. A charge that would overspend raises
-:class:`BudgetExceededError` and changes nothing, so a refusal releases nothing.
+:class:`BudgetExceededError` and changes nothing, so a refusal releases nothing. Every charge of the
+package goes through :func:`charge`: a mechanism that validated its ``budget``, ``epsilon`` and
+``delta`` at its public boundary takes its internal path ``_charge`` (the same conversion and
+recording, without checking the values again).
 
 Which refusals can depend on the data, exactly:
 
@@ -111,7 +114,13 @@ def advanced_composition(
     epsilon = check.positive(epsilon, "epsilon")
     k = check.integer(k, "k", minimum=1)
     delta_prime = check.delta(delta_prime, "delta_prime", allow_zero=False)
-    delta = check.delta(delta, "delta")
+    return _advanced_composition(epsilon, k, delta_prime, check.delta(delta, "delta"))
+
+
+def _advanced_composition(
+    epsilon: float, k: int, delta_prime: float, delta: float = 0.0
+) -> tuple[float, float]:
+    """:func:`advanced_composition` for checked values."""
     growth = math.expm1(epsilon) if epsilon < 700 else math.inf  # e^eps - 1 overflows past 709
     total = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * growth
     return total, _vacuous_delta(k * delta + delta_prime)
@@ -124,10 +133,19 @@ def advanced_composition_step(epsilon: float, k: int, delta: float) -> float:
     most ``eps/2``).
     """
     epsilon = check.positive(epsilon, "epsilon")
+    _corollary_3_21(epsilon)
+    k = check.integer(k, "k", minimum=1)
+    return _advanced_composition_step(epsilon, k, check.delta(delta, allow_zero=False))
+
+
+def _corollary_3_21(epsilon: float) -> None:
     if epsilon > 1:
         raise ValueError(f"epsilon must be <= 1 for Corollary 3.21, got {epsilon}")
-    k = check.integer(k, "k", minimum=1)
-    delta = check.delta(delta, allow_zero=False)
+
+
+def _advanced_composition_step(epsilon: float, k: int, delta: float) -> float:
+    """:func:`advanced_composition_step` for checked values (still refuses ``epsilon > 1``)."""
+    _corollary_3_21(epsilon)
     return epsilon / (2 * math.sqrt(2 * k * math.log(1 / delta)))
 
 
@@ -135,6 +153,17 @@ def pure_to_zcdp(epsilon: float) -> float:
     """``eps``-DP implies ``eps^2 / 2``-zCDP (Bun-Steinke 2016, Prop. 1.4)."""
     epsilon = check.nonnegative(epsilon, "epsilon")
     return epsilon * epsilon / 2  # inf, not an OverflowError, for huge epsilon
+
+
+def _chargeable_rho(epsilon: float) -> float:
+    """The ``rho = epsilon^2/2`` a :class:`ZCDPBudget` is charged for a pure step of checked
+    ``epsilon``, or a ``ValueError`` if it overflows the doubles (such a step cannot be charged)."""
+    rho = epsilon * epsilon / 2
+    if not math.isfinite(rho):
+        raise ValueError(
+            f"epsilon={epsilon:.3g} is too large to charge: epsilon^2/2 overflows the doubles"
+        )
+    return rho
 
 
 def gaussian_zcdp(sensitivity: float, sigma: float) -> float:
@@ -162,8 +191,11 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     ``(2 alpha - 1) rho - epsilon + ln(1 - 1/alpha)``, whose root is found by bisection (a
     numerical inaccuracy can only make ``delta`` larger, never invalid).
     """
-    rho = check.nonnegative(rho, "rho")
-    epsilon = check.nonnegative(epsilon, "epsilon")
+    return _zcdp_delta(check.nonnegative(rho, "rho"), check.nonnegative(epsilon, "epsilon"))
+
+
+def _zcdp_delta(rho: float, epsilon: float) -> float:
+    """:func:`zcdp_delta` for checked values."""
     if rho == 0:
         return 0.0
     if math.isinf(rho):
@@ -190,20 +222,24 @@ def zcdp_rho_for(epsilon: float, delta: float) -> float:
     """The largest ``rho`` (to a relative 1e-9, rounded down) whose :func:`zcdp_delta` at
     ``epsilon`` is at most ``delta``: a ``rho``-zCDP mechanism is then ``(epsilon, delta)``-DP."""
     epsilon = check.positive(epsilon, "epsilon")
-    delta = check.delta(delta, allow_zero=False)
-    # delta(rho) increases in rho: bisect on log(rho), keeping zcdp_delta(lo) <= delta < ...(hi)
+    return _zcdp_rho_for(epsilon, check.delta(delta, allow_zero=False))
+
+
+def _zcdp_rho_for(epsilon: float, delta: float) -> float:
+    """:func:`zcdp_rho_for` for checked values."""
+    # delta(rho) increases in rho: bisect on log(rho), keeping _zcdp_delta(lo) <= delta < ...(hi)
     lo, hi = -700.0, 700.0  # rho from e^-700 (refused below) to e^700
-    if zcdp_delta(math.exp(lo), epsilon) > delta:
+    if _zcdp_delta(math.exp(lo), epsilon) > delta:
         raise ValueError(f"epsilon={epsilon:.3g}, delta={delta:.3g} need an unrepresentable rho")
     for _ in range(200):
         mid = (lo + hi) / 2
-        if zcdp_delta(math.exp(mid), epsilon) <= delta:
+        if _zcdp_delta(math.exp(mid), epsilon) <= delta:
             lo = mid
         else:
             hi = mid
     root = lo
     rho = math.exp(root) * (1 - 1e-9)
-    while zcdp_delta(rho, epsilon) > delta:
+    while _zcdp_delta(rho, epsilon) > delta:
         rho *= 1 - 1e-9
     return rho
 
@@ -273,17 +309,21 @@ class PrivacyBudget:
 
     def can_afford(self, epsilon: float, delta: float = 0.0) -> bool:
         """Whether :meth:`charge` with these arguments would succeed."""
-        epsilon = check.nonnegative(epsilon, "epsilon")
-        delta = check.delta(delta)
+        return self._affords(check.nonnegative(epsilon, "epsilon"), check.delta(delta))
+
+    def _affords(self, epsilon: float, delta: float) -> bool:
+        """:meth:`can_afford` for checked values."""
         eps_ok = self.spent_epsilon + epsilon <= self.epsilon * (1 + _SLACK)
         delta_ok = delta == 0 or self.spent_delta + delta <= self.delta * (1 + _SLACK)
         return eps_ok and delta_ok
 
     def charge(self, epsilon: float, delta: float = 0.0, *, label: str = "") -> None:
         """Record a spend, or raise :class:`BudgetExceededError` and change nothing."""
-        epsilon = check.nonnegative(epsilon, "epsilon")
-        delta = check.delta(delta)
-        if not self.can_afford(epsilon, delta):
+        self._record(check.nonnegative(epsilon, "epsilon"), check.delta(delta), label)
+
+    def _record(self, epsilon: float, delta: float, label: str) -> None:
+        """:meth:`charge` for checked values (the path of :func:`charge`)."""
+        if not self._affords(epsilon, delta):
             raise BudgetExceededError(
                 f"refused {label or 'charge'} of (epsilon={epsilon:.6g}, delta={delta:.3g}): "
                 f"spent ({self.spent_epsilon:.6g}, {self.spent_delta:.3g}) of "
@@ -326,12 +366,20 @@ class ZCDPBudget:
         return other
 
     def can_afford(self, rho: float) -> bool:
-        return self.spent + check.nonnegative(rho, "rho") <= self.rho * (1 + _SLACK)
+        """Whether :meth:`charge` of ``rho`` would succeed."""
+        return self._affords(check.nonnegative(rho, "rho"))
+
+    def _affords(self, rho: float) -> bool:
+        """:meth:`can_afford` for a checked ``rho``."""
+        return self.spent + rho <= self.rho * (1 + _SLACK)
 
     def charge(self, rho: float, *, label: str = "") -> None:
         """Record a ``rho`` spend, or raise :class:`BudgetExceededError` and change nothing."""
-        rho = check.nonnegative(rho, "rho")
-        if not self.can_afford(rho):
+        self._record(check.nonnegative(rho, "rho"), label)
+
+    def _record(self, rho: float, label: str) -> None:
+        """:meth:`charge` for a checked ``rho`` (the path of :func:`charge`)."""
+        if not self._affords(rho):
             raise BudgetExceededError(
                 f"refused {label or 'charge'} of rho={rho:.6g}: spent {self.spent:.6g} of "
                 f"{self.rho:.6g}; nothing was released"
@@ -340,12 +388,7 @@ class ZCDPBudget:
 
     def charge_pure(self, epsilon: float, *, label: str = "") -> None:
         """Charge an ``epsilon``-DP step as ``epsilon^2/2``-zCDP."""
-        rho = pure_to_zcdp(epsilon)
-        if not math.isfinite(rho):
-            raise ValueError(
-                f"epsilon={epsilon:.3g} is too large to charge: epsilon^2/2 overflows the doubles"
-            )
-        self.charge(rho, label=label)
+        self._record(_chargeable_rho(check.nonnegative(epsilon, "epsilon")), label)
 
     def to_approx_dp(self, delta: float) -> float:
         """The epsilon of the ``(epsilon, delta)``-DP guarantee of the whole budget."""
@@ -375,18 +418,45 @@ def cost(
     :class:`ZCDPBudget`, 0 for ``None``; a ``TypeError`` for an approximate-DP step on a
     :class:`ZCDPBudget` or for anything that is not a budget. Records nothing."""
     budget = check_budget(budget)
+    epsilon, delta, rho = _checked(budget, epsilon, delta, rho)
+    return _cost(budget, epsilon, delta, label=label, rho=rho)
+
+
+def _checked(
+    budget: PrivacyBudget | ZCDPBudget | None, epsilon: object, delta: object, rho: object
+) -> tuple:
+    """The arguments of :func:`charge` validated for the kind of ``budget`` (what it records)."""
+    if isinstance(budget, PrivacyBudget):
+        return check.nonnegative(epsilon, "epsilon"), check.delta(delta), rho
+    if isinstance(budget, ZCDPBudget):
+        if rho is not None:
+            return epsilon, delta, check.nonnegative(rho, "rho")
+        if not delta > 0:  # else a TypeError from _cost: no zCDP guarantee
+            return check.nonnegative(epsilon, "epsilon"), delta, rho
+    return epsilon, delta, rho
+
+
+def _cost(
+    budget: PrivacyBudget | ZCDPBudget | None,
+    epsilon: float,
+    delta: float,
+    *,
+    label: str,
+    rho: float | None,
+) -> float:
+    """:func:`cost` for a checked budget and checked values."""
     if budget is None:
         return 0.0
     if isinstance(budget, PrivacyBudget):
-        return check.nonnegative(epsilon, "epsilon")
+        return epsilon
     if rho is not None:
-        return check.nonnegative(rho, "rho")
+        return rho
     if delta > 0:
         raise TypeError(
             f"{label or 'this step'} is (epsilon, delta)-DP with delta={delta:.3g} > 0, which "
             "implies no zCDP guarantee: charge it to a PrivacyBudget, not a ZCDPBudget"
         )
-    return pure_to_zcdp(epsilon)
+    return epsilon * epsilon / 2  # pure_to_zcdp: inf for a huge epsilon
 
 
 def can_afford(
@@ -398,12 +468,25 @@ def can_afford(
 ) -> bool:
     """Whether :func:`charge` with these arguments would succeed (``None`` always can); raises
     the same ``TypeError`` as :func:`charge` for a step the budget's kind cannot account."""
-    amount = cost(budget, epsilon, delta, rho=rho)
+    budget = check_budget(budget)
+    epsilon, delta, rho = _checked(budget, epsilon, delta, rho)
+    return _can_afford(budget, epsilon, delta, rho=rho)
+
+
+def _can_afford(
+    budget: PrivacyBudget | ZCDPBudget | None,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    rho: float | None = None,
+) -> bool:
+    """:func:`can_afford` for a checked budget and checked values."""
+    amount = _cost(budget, epsilon, delta, label="", rho=rho)
     if budget is None:
         return True
     if isinstance(budget, PrivacyBudget):
-        return budget.can_afford(amount, delta)
-    return budget.can_afford(amount)
+        return budget._affords(amount, delta)
+    return budget._affords(amount)
 
 
 def charge(
@@ -422,11 +505,31 @@ def charge(
     guarantee (the Gaussian mechanism), else a pure ``epsilon``-DP step as ``rho = epsilon^2 / 2``
     (Bun-Steinke Prop. 1.4); an approximate-DP step (``delta > 0``) has no zCDP guarantee and is
     refused. Never converted the other way. Refusals raise before anything is recorded.
+
+    It validates its arguments, then takes :func:`_charge`. A mechanism that validated
+    ``budget`` (:func:`check_budget`), ``epsilon``, ``delta`` and ``rho`` at its own public
+    boundary calls :func:`_charge` directly: the same conversion and recording, without checking
+    the values a second time (issue 27: validate once).
     """
-    amount = cost(budget, epsilon, delta, label=label, rho=rho)
+    budget = check_budget(budget)
+    epsilon, delta, rho = _checked(budget, epsilon, delta, rho)
+    _charge(budget, epsilon, delta, label=label, rho=rho)
+
+
+def _charge(
+    budget: PrivacyBudget | ZCDPBudget | None,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    label: str,
+    rho: float | None = None,
+) -> None:
+    """:func:`charge` for a checked budget (a budget or ``None``) and checked values: the path
+    every charge of the package takes (mechanisms call it after validating their inputs)."""
+    amount = _cost(budget, epsilon, delta, label=label, rho=rho)
     if budget is None:
         return
     if isinstance(budget, PrivacyBudget):
-        budget.charge(amount, delta, label=label)
-    else:
-        budget.charge(amount, label=label)
+        budget._record(amount, delta, label)
+    else:  # an epsilon^2/2 that overflows cannot be charged
+        budget._record(amount if rho is not None else _chargeable_rho(epsilon), label)

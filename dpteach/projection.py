@@ -38,8 +38,8 @@ from scipy import special
 from . import _validate as check
 from . import theory
 from .data import Dataset, correlated_data
-from .domain import Domain
-from .mechanisms import gaussian, gaussian_sigma
+from .domain import Domain, same_universe
+from .mechanisms import _gaussian, _gaussian_sigma
 from .privacy import PrivacyBudget
 from .queries import (
     MarginalWorkload,
@@ -396,14 +396,16 @@ def projection_mechanism(
     """
     _check_data(data, workload)
     n, m = data.n, workload.k
-    sigma = gaussian_sigma(math.sqrt(m) / n, epsilon, delta, calibration=calibration)
+    epsilon = check.positive(epsilon, "epsilon")  # validated once: gaussian's internal path below
+    delta = check.delta(delta, allow_zero=False)
+    sigma = _gaussian_sigma(math.sqrt(m) / n, epsilon, delta, calibration)
     tol = check.positive(tol, "tol")
     max_iter = check.integer(max_iter, "max_iter", minimum=1)
     gen = check.rng(rng)
     true = workload._answer(data.histogram())
-    noisy = gaussian(true, sensitivity=math.sqrt(m) / n, epsilon=epsilon, delta=delta, rng=gen,
-                     calibration=calibration, budget=budget)  # fmt: skip
-    noisy = np.atleast_1d(noisy)
+    noisy = np.atleast_1d(
+        _gaussian(true, math.sqrt(m) / n, epsilon, delta, sigma, gen, budget=budget)
+    )
     proj = project(noisy, workload, tol=tol, max_iter=max_iter)
     info = {
         "noisy": noisy,
@@ -500,11 +502,11 @@ def gaussian_width(
 
 
 def _check_workload(workload: object) -> None:
-    check.workload(workload)
+    Workload.check(workload)
 
 
 def _check_data(data: object, workload: object) -> None:
-    check.same_universe(check.dataset(data), check.workload(workload))
+    same_universe(Dataset.check(data), Workload.check(workload))
 
 
 # --- experiments and pictures (for the notebook and the benchmarks) ------------------------------

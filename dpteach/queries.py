@@ -21,7 +21,22 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _validate as check
-from .domain import Domain
+from .data import Dataset
+from .domain import Domain, same_universe
+
+
+def mw_update(p_hat: np.ndarray, q: np.ndarray, eta: float) -> np.ndarray:
+    """``p_hat'(x) ∝ p_hat(x) exp(-eta q(x))``: one multiplicative-weights step.
+
+    A positive ``eta`` moves mass away from where ``q`` is large (the answer was too high); a
+    negative ``eta`` moves it towards. Computed in a numerically stable way (shifted exponent).
+    The step every workload's :meth:`Workload._reweight` takes unless it has a structured one;
+    :mod:`dpteach.mw` builds its learners on it (and exports it as ``dpteach.mw.mw_update``).
+    """
+    log_w = np.log(p_hat, where=p_hat > 0, out=np.full_like(p_hat, -np.inf)) - eta * q
+    log_w -= log_w.max()
+    w = np.exp(log_w)
+    return w / w.sum()
 
 
 class Workload(ABC):
@@ -34,6 +49,17 @@ class Workload(ABC):
 
     domain_size: int
     domain: Domain | None = None
+
+    @staticmethod
+    def check(value: object, name: str = "workload") -> Workload:
+        """``value`` itself if it is a :class:`Workload` (not ``None``, not a matrix: wrap one in
+        :class:`MatrixWorkload`), else a ``TypeError`` naming ``name``."""
+        if not isinstance(value, Workload):
+            raise TypeError(
+                f"{name} must be a dpteach Workload, got {type(value).__name__}; wrap a query "
+                "matrix in MatrixWorkload(matrix, domain=...)"
+            )
+        return value
 
     @property
     @abstractmethod
@@ -54,10 +80,8 @@ class Workload(ABC):
 
         It may overwrite ``p`` (marginal workloads do, to avoid a copy): callers pass a histogram
         they own and use the returned array. This default builds the dense query
-        (:func:`dpteach.mw.mw_update`); structured workloads override it without one.
+        (:func:`mw_update`); structured workloads override it without one.
         """
-        from .mw import mw_update  # mw imports this module
-
         return mw_update(p, self._query(i), eta)
 
     def label(self, i: int) -> str:
@@ -70,10 +94,8 @@ class Workload(ABC):
     def answer(self, p: object) -> np.ndarray:
         """All answers ``(q_1(p), ..., q_k(p))`` on a normalised histogram ``p`` (or on a
         :class:`~dpteach.data.Dataset` over the same universe: its histogram). Non-private."""
-        from .data import Dataset
-
         if isinstance(p, Dataset):
-            check.same_universe(p, self, names="p (a Dataset) and the workload")
+            same_universe(p, self, names="p (a Dataset) and the workload")
             return self._answer(p.histogram())
         if p is None:
             raise TypeError("p must be a normalised histogram (a 1-D array), got None")
@@ -138,7 +160,7 @@ class MatrixWorkload(Workload):
                 raise TypeError(f"labels must be a sequence of strings, not the string {labels!r}")
             if len(labels) != q.shape[0]:
                 raise ValueError(f"labels must have {q.shape[0]} entries, got {len(labels)}")
-        if domain is not None and check.domain(domain).size != q.shape[1]:
+        if domain is not None and Domain.check(domain).size != q.shape[1]:
             raise ValueError(
                 f"domain has {domain.size} cells but the matrix has {q.shape[1]} columns"
             )
@@ -181,7 +203,7 @@ class MarginalWorkload(Workload):
     """
 
     def __init__(self, domain: Domain, marginals: Sequence[Sequence[str]]):
-        check.domain(domain)
+        Domain.check(domain)
         check.not_a_string(marginals, "marginals")
         marginals = list(marginals)
         if len(marginals) == 0:
@@ -205,7 +227,7 @@ class MarginalWorkload(Workload):
         cls, domain: Domain, way: int, attributes: Sequence[str] | None = None
     ) -> MarginalWorkload:
         """All ``way``-way marginals over ``attributes`` (default: every attribute)."""
-        check.domain(domain)
+        Domain.check(domain)
         if attributes is not None:
             check.not_a_string(attributes, "attributes")
         names = list(domain.names if attributes is None else attributes)
@@ -464,7 +486,7 @@ class NegatedWorkload(Workload):
     """
 
     def __init__(self, base: Workload):
-        self.base = check.workload(base, "base")
+        self.base = Workload.check(base, "base")
         self.domain_size = base.domain_size
         self.domain = base.domain
 
@@ -495,7 +517,7 @@ class SubsetWorkload(Workload):
     """Some of another workload's queries, e.g. the first ``k`` or a random sample of them."""
 
     def __init__(self, base: Workload, indices: Sequence[int]):
-        check.workload(base, "base")
+        Workload.check(base, "base")
         if isinstance(indices, str | bytes):
             raise TypeError("indices must be a non-empty 1-D sequence of integers")
         idx = np.asarray(indices)

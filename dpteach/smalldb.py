@@ -20,9 +20,10 @@ import numpy as np
 from . import _validate as check
 from . import theory
 from .data import Dataset
-from .mechanisms import exponential
+from .domain import same_universe
+from .mechanisms import _exponential, exponential
 from .median import check_candidates, small_databases
-from .privacy import PrivacyBudget, ZCDPBudget, charge
+from .privacy import PrivacyBudget, ZCDPBudget, _charge, check_budget
 from .queries import Workload
 from .results import Result, Round
 
@@ -33,7 +34,7 @@ CHUNK_ENTRIES = 2**22
 
 
 def _check_inputs(data: Dataset, workload: Workload) -> None:
-    check.same_universe(check.dataset(data), check.workload(workload))
+    same_universe(Dataset.check(data), Workload.check(workload))
 
 
 def _check_enumerable(domain_size: int, m: int, k: int) -> int:
@@ -132,11 +133,12 @@ def smalldb(
     alpha, m, count = _prepared(data, workload, alpha, m)
     epsilon = check.positive(epsilon, "epsilon")
     gen = check.rng(rng)
-    charge(budget, epsilon, label=f"SmallDB (exponential mechanism over {count:,} databases)")
+    _charge(check_budget(budget), epsilon,
+            label=f"SmallDB (exponential mechanism over {count:,} databases)")  # fmt: skip
     candidates = small_databases(data.domain.size, m)
     true = workload._answer(data.histogram())
     u = scores(candidates, workload.matrix(), true)
-    chosen = exponential(u, sensitivity=1 / data.n, epsilon=epsilon, rng=gen)
+    chosen = _exponential(u, 1 / data.n, epsilon, gen)  # epsilon checked above
     synthetic = candidates[chosen]
     info = {
         "m": m,

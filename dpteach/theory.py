@@ -14,8 +14,7 @@ from scipy import special
 
 from . import _validate as check
 from .mechanisms import gaussian_sigma
-from .median import log_multiset_count, multiset_count
-from .privacy import advanced_composition_step
+from .privacy import _advanced_composition_step, advanced_composition_step
 
 
 def _common(k: int, n: int, epsilon: float, beta: float) -> tuple[int, int, float, float]:
@@ -159,6 +158,13 @@ def private_mw_epsilon0(
     return advanced_composition_step(epsilon, steps, delta)
 
 
+def _private_mw_epsilon0(epsilon: float, rounds: int, delta: float) -> float:
+    """:func:`private_mw_epsilon0` for checked values and the run's ``rounds`` ``L``."""
+    if delta == 0:
+        return epsilon / (2 * rounds)
+    return _advanced_composition_step(epsilon, 2 * rounds, delta)
+
+
 def private_mw_sample_size(
     domain_size: int,
     k: int,
@@ -292,7 +298,11 @@ def ic_epsilon0(epsilon: float, bound: float, delta: float = 0.0) -> float:
     ``4 ln(1/delta)``). The second is the larger only when ``B > 4 ln(1/delta)``."""
     epsilon = check.positive(epsilon, "epsilon")
     bound = check.positive(bound, "bound")
-    delta = check.delta(delta)
+    return _ic_epsilon0(epsilon, bound, check.delta(delta))
+
+
+def _ic_epsilon0(epsilon: float, bound: float, delta: float) -> float:
+    """:func:`ic_epsilon0` for checked values."""
     if delta == 0:
         return epsilon / (2 * bound)
     return epsilon / (4 * math.sqrt(bound * math.log(1 / delta)))
@@ -763,15 +773,44 @@ def smalldb_size(k: int, alpha: float) -> int:
     return max(1, math.ceil(math.log(k) / alpha**2))
 
 
+#: :func:`multiset_count` computes counts of at most this many decimal digits exactly (beyond,
+#: ``math.comb`` alone takes seconds to hours); :func:`log_multiset_count` has no limit.
+MAX_COUNT_DIGITS = 10_000
+
+
+def log_multiset_count(domain_size: int, m: int) -> float:
+    """``ln C(|X| + m - 1, m)`` from ``lgamma`` (relative accuracy about 1e-15; instant for any
+    size): the estimate every size check uses before it computes anything."""
+    size = check.integer(domain_size, "domain_size", minimum=1)
+    m = check.integer(m, "m", minimum=1)
+    return math.lgamma(size + m) - math.lgamma(m + 1) - math.lgamma(size)
+
+
+def multiset_count(domain_size: int, m: int) -> int:
+    """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``|X|`` cells, as
+    multisets (the ordered tuples ``X^m`` number ``|X|^m``), exactly.
+
+    Refused (``ValueError``) when the count has more than :data:`MAX_COUNT_DIGITS` digits, found
+    by :func:`log_multiset_count` before anything is computed; use that function for its size.
+    """
+    digits = log_multiset_count(domain_size, m) / math.log(10)
+    if digits > MAX_COUNT_DIGITS:
+        raise ValueError(
+            f"C(|X| + m - 1, m) for domain_size={domain_size}, m={m} is about 10^{digits:.0f}, "
+            f"more than {MAX_COUNT_DIGITS:,} digits; use log_multiset_count for its logarithm"
+        )
+    return math.comb(int(domain_size) + int(m) - 1, int(m))
+
+
 def smalldb_candidates(domain_size: int, m: int) -> int:
     """``C(|X| + m - 1, m)``: the number of databases of ``m`` records over ``X`` (multisets),
     at most ``|X|^m``; refused (``ValueError``, from an ``lgamma`` estimate, instantly) beyond
-    10,000 digits (:func:`dpteach.median.multiset_count`)."""
+    10,000 digits (:func:`multiset_count`)."""
     return multiset_count(domain_size, m)
 
 
 def log_smalldb_candidates(domain_size: int, m: int) -> float:
-    """``ln C(|X| + m - 1, m)`` (:func:`dpteach.median.log_multiset_count`): instant for any
+    """``ln C(|X| + m - 1, m)`` (:func:`log_multiset_count`): instant for any
     size, where :func:`smalldb_candidates` refuses counts of more than 10,000 digits."""
     return log_multiset_count(domain_size, m)
 

@@ -467,8 +467,10 @@ def test_a_late_refusal_charges_nothing_and_draws_nothing(name, kind):
 
 def test_every_charge_goes_through_privacy_charge():
     """No module but :mod:`dpteach.privacy` calls a budget's own ``charge``/``charge_pure``/
-    ``can_afford``: each goes through :func:`dpteach.privacy.charge` (or ``can_afford``), so the
-    zCDP conversion cannot be skipped again (issue 26, item 1)."""
+    ``can_afford`` (or their checked forms ``_record``/``_affords``): each goes through
+    :func:`dpteach.privacy.charge` (or ``can_afford``), or, with values its caller validated,
+    through the same function's internal path ``privacy._charge`` (``_can_afford``), so the zCDP
+    conversion cannot be skipped again (issue 26, item 1; issue 27: validate once)."""
     import re
     from pathlib import Path
 
@@ -477,7 +479,7 @@ def test_every_charge_goes_through_privacy_charge():
         if path.name == "privacy.py":
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
-            if re.search(r"\.(charge|charge_pure|can_afford)\(", line):
+            if re.search(r"\.(charge|charge_pure|can_afford|_record|_affords)\(", line):
                 offenders.append(f"{path.name}:{number}: {line.strip()}")
     assert offenders == []
 
