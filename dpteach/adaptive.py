@@ -26,7 +26,6 @@ from .median import (
     PrivateMedianMechanism,
     _sample_counts,
     _statistical_query,
-    best_candidate,
     small_databases,
 )
 
@@ -250,71 +249,6 @@ def overfitting_runs(
     return out
 
 
-# --- figures of chapter 02 ---------------------------------------------------------------------
-
-
-def plot_survivors(
-    ax,
-    mechanism,
-    *,
-    wrong: str = "wrong guess",
-    floor: str | None = r"$1$ (floor if an $S^*$ exists)",
-) -> None:
-    """A median mechanism's candidate set ``|S_i|`` over the queries (log scale), its ``wrong``
-    guesses (so labelled), the halving bound ``|S_0| 2^{-t}`` (``t`` of them so far) and, unless
-    ``floor`` is None, the floor 1 (labelled ``floor``)."""
-    from . import viz
-
-    s = np.array(mechanism.survivors)
-    rounds = np.arange(s.size)
-    where = np.flatnonzero(mechanism.wrong) + 1
-    ax.step(rounds, s, where="post", label=r"$|\mathbb{S}_i|$ measured")
-    viz.bound(ax, rounds, s[0] / 2.0 ** np.cumsum(np.r_[0, mechanism.wrong]),
-              rf"$|\mathbb{{S}}_0|\,2^{{-t}}$, $t$ {wrong}es")  # fmt: skip
-    if where.size:  # a legend lists only what is drawn
-        ax.plot(where, s[where], "o", color=viz.PALETTE["vermillion"], label=wrong)
-    kept_all = getattr(mechanism, "kept_all", [])
-    if kept_all:  # our change to step (e): no survivor near a_i, all kept
-        ax.plot(kept_all, s[kept_all], "x", color=viz.PALETTE["black"],
-                label=r"all kept: none within $\eta/2$")  # fmt: skip
-    if floor is not None:
-        viz.bound(ax, rounds, np.ones(s.size), floor, color=viz.PALETTE["green"])
-    ax.set(yscale="log", xlabel="query $i$", ylabel="surviving candidates")
-    ax.legend(fontsize=7)
-
-
-def plot_errors(
-    ax, transcript: Transcript, sample: object, population: object, eta: float, *, top=None
-):
-    """Each answer's error on the sample and on the population, with ``eta`` dashed; with
-    ``top``, in units of ``eta`` on a fixed axis up to ``top``, with the private route's
-    ``5 eta / 4`` instead, and errors beyond the axis drawn as triangles at its top."""
-    from . import viz
-
-    h = _sample_counts(sample)
-    end = [0, len(transcript.answers)]
-    errors = [transcript.errors(h / h.sum()), transcript.errors(population)]
-    labels, markers = ["sample error", "population error"], ["o", "s"]
-    if top is None:
-        for e, label, marker in zip(errors, labels, markers):
-            ax.plot(e, marker, markersize=3, label=label)
-        viz.bound(ax, end, [eta, eta], r"$\eta$")
-        ax.set(xlabel="query $i$", ylabel="error")
-        ax.legend(fontsize=8)
-        return
-    for e, label, marker, color in list(zip(errors, labels, markers, ["blue", "orange"]))[::-1]:
-        e = e / eta
-        i = np.arange(e.size)
-        ax.plot(i[e <= top], e[e <= top], marker, markersize=3, color=viz.PALETTE[color],
-                label=label)  # fmt: skip
-        if np.any(e > top):
-            ax.plot(i[e > top], np.full(np.sum(e > top), top), "^", markersize=4,
-                    color=viz.PALETTE[color], label=f"{label.split()[0]} > {top:g}η")  # fmt: skip
-    viz.bound(ax, end, [1.25, 1.25], r"$5\eta/4$: good-event guarantee")
-    ax.set(xlabel="query $i$", ylabel=r"error / $\eta$", ylim=(0, top * 1.05))
-    ax.legend(fontsize=7)
-
-
 #: The widget's population: off the grid of 50-record databases, so that a large sample does not
 #: come close to a candidate by construction.
 WIDGET_POPULATION = (0.42, 0.29, 0.18, 0.11)
@@ -348,78 +282,3 @@ def median_regime(k: int, m: int) -> tuple[float, np.ndarray, np.ndarray]:
     etas = np.geomspace(0.008, 0.4, 25)
     onsets = np.array([theory.private_median_onset(k, m, e, WIDGET_EPSILON) for e in etas])
     return theory.median_premise_eta(k, 4, WIDGET_N_PRIME), etas, onsets
-
-
-def _plot_regime(ax, eta: float, n: int, k: int, m: int, outcome: str) -> None:
-    """The (n, eta) plane: the region where halving is guaranteed shaded, the run marked."""
-    from . import viz
-
-    eta_premise, etas, onsets = median_regime(k, m)
-    n_low, n_high = WIDGET_N_RANGE[0] / 2, WIDGET_N_RANGE[1] * 2
-    good = np.r_[eta_premise, etas[etas > eta_premise]]
-    edge = np.interp(np.log(good), np.log(etas), np.log(onsets))  # onsets are smooth in log-log
-    ax.fill_betweenx(good, np.exp(edge), n_high,
-                     color=viz.PALETTE["green"], alpha=0.2, linewidth=0,
-                     label="halving guaranteed")  # fmt: skip
-    ax.plot(onsets, etas, "--", color=viz.PALETTE["black"], linewidth=1.4,
-            label="noise in margins (w.p. 0.95)")  # fmt: skip
-    ax.axhline(eta_premise, color=viz.PALETTE["blue"], linestyle=":", linewidth=1.4,
-               label=r"an $S^*$ exists above")  # fmt: skip
-    color = "green" if outcome == "halving works" else "vermillion"
-    if outcome.startswith(("no flag", "halves")):
-        color = "orange"  # nothing broke, but the premise or the data went unused
-    ax.plot([n], [eta], "*", markersize=14, color=viz.PALETTE[color],
-            markeredgecolor="black", label=f"this run: {outcome}")  # fmt: skip
-    ax.set(xscale="log", yscale="log", xlim=(n_low, n_high), ylim=(0.008, 0.4),
-           xlabel="sample size $n$", ylabel=r"$\eta$",
-           )  # fmt: skip
-    ax.set_title(f"k = {k}, ε = {WIDGET_EPSILON:g}", fontsize=9)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
-
-
-def median_run_figure(eta: float, n: float, k: int) -> None:
-    """The chapter's widget: :func:`median_run` drawn, a pure function of its arguments. Left,
-    the regime map; middle, the candidate set over the queries; right, each answer's error in
-    units of ``eta``. Axes fixed across the sliders' ranges; the legends list only what is drawn."""
-    from . import viz
-
-    n = round(n)
-    mech, t, h, P = median_run(eta, n, k)
-    asked = len(t.answers)  # at least 1 (k >= 1, and GuessAndCheck answers before it halts)
-    # S* in hindsight; the max over the queries is the max over the distinct ones (at most 16)
-    best, best_error = best_candidate(mech.candidates, np.unique(t.queries, axis=0), h)
-    premise = best_error <= eta / 4
-    alive = premise and bool(mech.alive[best])
-    if mech.checker.halted:
-        outcome = "halted: m flags"
-    elif mech.kept_all:
-        outcome = "a flag halved nothing"
-    elif not any(mech.wrong):
-        outcome = "no flag: data unused"
-    elif not premise:
-        outcome = r"halves, no $S^*$"
-    elif not alive:
-        outcome = r"$S^*$ removed"
-    else:
-        outcome = "halving works"
-    fig, axes = viz.subplots(ncols=3, figsize=(viz.PAGE_WIDTH_IN, 4.2),
-                             gridspec_kw={"width_ratios": [1, 1.1, 1.1]})  # fmt: skip
-    _plot_regime(axes[0], eta, n, k, mech.m, outcome)
-    middle, right = axes[1], axes[2]
-    floor = r"$1$: floor, $S^*$ survives" if alive else None
-    plot_survivors(middle, mech, wrong="flagged guess", floor=floor)
-    middle.set(xlim=(-3, WIDGET_K_MAX + 3), ylim=(0.5, 3 * mech.survivors[0]))
-    if not premise:
-        status = r"no candidate within $\eta/4$ of $S$"
-    else:
-        status = r"$S^*$ " + ("survives" if alive else "removed by noise")
-    halted = f"halted after query {asked} of {k}" if mech.checker.halted else f"all {k} answered"
-    middle.set_title(f"{sum(mech.wrong)} flagged of m = {mech.m}; {halted}\n{status}",
-                     fontsize=8)  # fmt: skip
-    middle.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
-    plot_errors(right, t, h, P, eta, top=3)
-    right.set_xlim(-3, WIDGET_K_MAX + 3)
-    right.set_title(f"n = {n:,}, η = {eta:.3g}", fontsize=9)
-    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22))
-    for ax in axes:
-        ax.minorticks_off()  # a tick at every decade reads as well, and draws much faster

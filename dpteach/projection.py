@@ -36,7 +36,6 @@ import numpy as np
 from scipy import special
 
 from . import _validate as check
-from . import theory
 from .data import Dataset, correlated_data
 from .domain import Domain, same_universe
 from .mechanisms import _gaussian, _gaussian_sigma
@@ -535,42 +534,6 @@ def error_comparison(
     return out
 
 
-def draw_geometry(ax, workload: Workload, true: object, noisy: object, projected: object) -> None:
-    """The picture of Algorithm 1 for ``m = 2`` (a 2-D axis) or ``m = 3`` (a 3-D axis): the points
-    ``S_Q``, their hull ``K_Q``, the true answer, the noisy answer and its projection."""
-    from scipy.spatial import ConvexHull
-
-    from .viz import PALETTE
-
-    points = _adjoint(workload, np.eye(workload.k)).T  # |X| x m: the points Q(r)
-    true, noisy, projected = (np.asarray(v, dtype=float) for v in (true, noisy, projected))
-    hull = ConvexHull(points)
-    if workload.k == 2:
-        loop = np.r_[hull.vertices, hull.vertices[:1]]
-        ax.fill(*points[loop].T, color=PALETTE["sky"], alpha=0.25, label=r"$K_Q$")
-    else:
-        from matplotlib.colors import to_rgba
-        from mpl_toolkits.mplot3d.art3d import Poly3DCollection
-
-        faces = Poly3DCollection(
-            points[hull.simplices],
-            facecolor=to_rgba(PALETTE["sky"], 0.15),
-            edgecolor=to_rgba(PALETTE["blue"], 0.6),
-            linewidth=0.6,
-            label=r"$K_Q$",
-        )  # translucent faces with drawn edges, so that the hull reads as a solid
-        ax.add_collection3d(faces)
-    ax.scatter(*points.T, color=PALETTE["blue"], s=18, label=r"$S_Q = \{Q(r)\}$")
-    ax.scatter(*true, color=PALETTE["black"], marker="*", s=120, label=r"true $Q(x)$")
-    ax.scatter(*noisy, color=PALETTE["vermillion"], s=40, label=r"noisy $\tilde y$")
-    ax.scatter(*projected, color=PALETTE["green"], s=40, label=r"projected $\hat y$")
-    ax.plot(*np.stack([noisy, projected]).T, color=PALETTE["black"], linestyle=":", linewidth=1)
-    ax.set_xlabel(r"$q_1$")
-    ax.set_ylabel(r"$q_2$")
-    if workload.k == 3:
-        ax.set_zlabel(r"$q_3$")
-
-
 #: The chapter's explorable: its universe, privacy parameter delta, and the ranges of its n and m
 #: sliders (the axes of its figure span them, so they stay fixed as the sliders move).
 EXPLORE_DOMAIN, EXPLORE_DELTA = 64, 1e-6
@@ -584,62 +547,3 @@ def explore_run(epsilon: float, n: int, m: int) -> dict[str, np.ndarray]:
     workload = random_queries(EXPLORE_DOMAIN, m, rng=m)
     data = correlated_data(Domain({"r": EXPLORE_DOMAIN}), n, rng=1)
     return error_comparison(data, workload, epsilon=epsilon, delta=EXPLORE_DELTA, runs=3, rng=2)
-
-
-#: The explorable's shaded bands: where :func:`dpteach.theory.projection_error_ratio` is at most
-#: the level (the projection is guaranteed to remove at least ``1 - level`` of the error).
-_BANDS = [(1 - 1e-9, 0.12, "guaranteed: removes some"), (0.5, 0.2, "guaranteed: removes half")]
-
-
-def explore_figure(epsilon: float, n: int, m: int) -> None:
-    """The chapter's explorable, a pure function of its sliders. Left: the average error against
-    ``n`` for these ``m`` and ``epsilon``: exact without projection, and
-    :func:`dpteach.theory.projection_error_ratio` times it (Theorem 9, and the dimension of
-    ``K_Q``), both dashed; the measured average errors of :func:`explore_run` at ``n``. Right:
-    the ``(n, m)`` plane, where that bound guarantees that projection removes at least half the
-    error shaded, and this run, coloured by the share it removed. Axes fixed over the sliders'
-    ranges; the shares are rounded to whole percents."""
-    from . import viz
-
-    runs = explore_run(epsilon, n, m)
-    plain, projected = (float(np.sqrt(np.mean(runs[k] ** 2))) for k in ("gaussian", "projected"))
-    removed = max(0.0, 1 - projected / plain)  # 0 up to the solver's tolerance when inside K_Q
-    args = (EXPLORE_DOMAIN, epsilon, EXPLORE_DELTA)
-    fig, (left, right) = viz.subplots(ncols=2)
-    ns = np.geomspace(EXPLORE_N[0] / 1.3, EXPLORE_N[1] * 1.3, 40)
-    exact = np.array([theory.gaussian_average_error(m, round(k), *args[1:]) for k in ns])
-    ratio = np.array([theory.projection_error_ratio(m, round(k), *args) for k in ns])
-    for level, alpha, label in _BANDS:  # where the bound promises something, along n
-        inside = ns[ratio <= level]
-        if inside.size:
-            left.axvspan(ns[0], inside.max(), color=viz.PALETTE["green"], alpha=alpha,
-                         linewidth=0, label=label)  # fmt: skip
-    viz.bound(left, ns, exact, "no projection (exact)", color=viz.PALETTE["vermillion"])
-    viz.bound(left, ns, ratio * exact, r"projected: bound (Thm 9, dim $K_Q$)",
-              color=viz.PALETTE["blue"])  # fmt: skip
-    left.plot([n], [plain], "s", color=viz.PALETTE["vermillion"], label="measured, no projection")
-    left.plot([n], [projected], "o", color=viz.PALETTE["blue"], label="measured, projected")
-    left.set(xscale="log", yscale="log", xlim=(ns[0], ns[-1]), ylim=(5e-5, 300),
-             xlabel="number of people $n$", ylabel="average error (3 runs)")  # fmt: skip
-    left.set_title(f"m = {m}, ε = {epsilon:.3g}: projection removes {removed:.0%}", fontsize=9)
-    left.legend(fontsize=7, loc="lower left")
-    ms = np.geomspace(EXPLORE_M[0] / 1.3, EXPLORE_M[1] * 1.3, 40)
-    grid = np.array([[theory.projection_error_ratio(round(j), round(k), *args) for k in ns]
-                     for j in ms])  # fmt: skip
-    for level, alpha, label in _BANDS:
-        right.contourf(ns, ms, grid, levels=[0, level], colors=[viz.PALETTE["green"]],
-                       alpha=alpha)  # fmt: skip
-        right.plot([], [], "s", color=viz.PALETTE["green"], alpha=2 * alpha, markersize=8,
-                   label=label)  # fmt: skip
-    right.contour(ns, ms, grid, levels=[band[0] for band in _BANDS][::-1],
-                  colors=[viz.PALETTE["black"]], linestyles=["--", ":"][::-1],
-                  linewidths=1.2)  # fmt: skip
-    color = "green" if removed >= 0.5 else "orange" if removed >= 0.1 else "vermillion"
-    right.plot([n], [m], "*", markersize=14, color=viz.PALETTE[color], markeredgecolor="black",
-               label=f"this run: {removed:.0%} removed")  # fmt: skip
-    right.set(xscale="log", yscale="log", xlim=(ns[0], ns[-1]), ylim=(ms[0], ms[-1]),
-              xlabel="number of people $n$", ylabel="number of queries $m$")  # fmt: skip
-    right.set_title(f"n = {n:,}, |X| = {EXPLORE_DOMAIN}", fontsize=9)
-    right.legend(fontsize=7, loc="lower right")
-    for ax in (left, right):
-        ax.minorticks_off()  # a tick at every decade reads as well, and draws much faster

@@ -355,31 +355,3 @@ def lp_attack(
     decoded = lp_decode(queries, answers)
     guess = (decoded > 0.5).astype(np.int8)
     return Attack(secret, queries, decoded, guess, fraction_recovered(guess, secret))
-
-
-def attack_figure(noise: float, n: int, ratio: int) -> None:
-    """The chapter's explorable: one LP attack with answers within ``E = noise * sqrt(n)``
-    (uniform noise) on ``m = ratio * n`` random subset queries, drawn as histograms (side by
-    side in each bin) of the LP's fractional solution for the people whose bit is 0 and for
-    those whose bit is 1; rounding at 1/2 (dashed) gets right the bits on the correct side."""
-    from . import viz
-
-    noise = check.nonnegative(noise, "noise")
-    run = lp_attack(n, ratio * n, error=noise * math.sqrt(n), rng=2026)
-    _, ax = viz.subplots()
-    bins = np.linspace(0, 1, 21)
-    ax.hist(
-        [run.decoded[run.secret == 0], run.decoded[run.secret == 1]],
-        bins=bins,
-        color=[viz.PALETTE["blue"], viz.PALETTE["orange"]],
-        label=["people whose bit is 0", "people whose bit is 1"],
-    )  # side by side in each bin
-    ax.axvline(0.5, color=viz.PALETTE["black"], linestyle="--", linewidth=1.4, label="round at 1/2")
-    ax.set(xlabel=r"LP decoding's $\hat x_i$", ylabel="people", xlim=(0, 1))
-    ax.set_title(
-        f"E = {noise:.2g}·√n, n = {n}, m = {ratio}n: {run.fraction:.0%} of the bits recovered",
-        fontsize=9,
-    )
-    ax.set_ylim(top=1.3 * ax.get_ylim()[1])  # room for the legend above the bars
-    ax.yaxis.get_major_locator().set_params(integer=True)
-    ax.legend(fontsize=8, loc="upper center", ncols=3, columnspacing=1.0)

@@ -370,7 +370,7 @@ UP_FRONT = [
 @given(fraction=st.floats(min_value=0.0, max_value=0.999))
 def test_a_refused_call_changes_neither_the_budget_nor_later_answers(name, fraction):
     eps, delta = _full_cost(name)
-    budget = dp.PrivacyBudget(eps * fraction if fraction > 0 else 1e-300, 0.5)
+    budget = dp.PrivacyBudget(max(eps * fraction, 1e-300), 0.5)  # eps * 5e-324 underflows
     budget.charge(0.0, label="earlier")  # a ledger that is not empty
     before = _ledger(budget)
     gen = np.random.default_rng(7)

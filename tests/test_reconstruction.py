@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 import dpteach as dp
+from dpteach import figures, theory
 from dpteach import reconstruction as rc
-from dpteach import theory
 from dpteach.audit import audit
 
 # --- the exhaustive attack: every consistent database is within 4E of the secret ----------------
@@ -218,7 +218,7 @@ BAD = [
     (lambda: rc.decoy_answers(QUERIES, [1, 0, 1], [1, 0]), ValueError, "length"),
     (lambda: rc.fraction_recovered([1, 0], [1, 0, 1]), ValueError, "length"),
     (lambda: rc.exhaustive_attack(QUERIES, [1.0, 1.0], error=-0.5), ValueError, "error"),
-    (lambda: rc.attack_figure(-1.0, 20, 2), ValueError, "noise"),
+    (lambda: figures.attack_figure(-1.0, 20, 2), ValueError, "noise"),
 ]
 
 
