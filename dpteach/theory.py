@@ -459,6 +459,40 @@ def bbscheduler_error_bound(blackbox_error: float, gamma: float) -> float:
     return check.nonnegative(blackbox_error, "blackbox_error") + epoch_staleness(gamma)
 
 
+def bbscheduler_laplace_noise(
+    k: int, epsilon: float, gamma: float, n0: int, beta: float = 0.05
+) -> float:
+    """The Laplace black box's error bound in BBScheduler's first epoch (Theorem 10, our form).
+
+    The box (:class:`dpteach.growing.LaplaceBox`) answers ``k`` queries with ``Lap(k/(t eps_i))``
+    each (L1 sensitivity ``k/t``); epoch 0 runs at ``t_0 = n0`` with ``eps_0 = eps gamma/(1+gamma)``
+    and ``beta_0 = 6 beta / pi^2``, so w.p. ``1 - beta_0`` its max error is at most
+    ``k (1+gamma) ln(k/beta_0) / (eps gamma n0)`` (:func:`laplace_max_error`). Later epochs have
+    ``eps_i t_i`` at least as large and a ``ln(1/beta_i)`` larger by ``2 ln(i+1)``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    beta0 = 6 * check.probability(beta, "beta") / math.pi**2
+    effective = bbscheduler_effective_size(epsilon, gamma, n0)  # eps_0 t_0, validates the rest
+    return k * (math.log(k) - math.log(beta0)) / effective
+
+
+def bbscheduler_balanced_gamma(k: int, epsilon: float, n0: int, beta: float = 0.05) -> float:
+    """The ``gamma`` at which BBScheduler's two error terms meet, with the Laplace black box.
+
+    The noise bound :func:`bbscheduler_laplace_noise` falls with ``gamma`` like
+    ``(1+gamma)/gamma`` and the staleness floor :func:`epoch_staleness` ``gamma/(1+gamma)`` rises:
+    with ``u = gamma/(1+gamma)`` they are equal at ``u^2 = k ln(k/beta_0) / (eps n0)``, so
+    ``gamma* = u/(1-u)``. Below ``gamma*`` the noise dominates, above it the staleness floor does
+    (under adversarial growth, which reaches the floor). ``inf`` when ``u >= 1``: then the noise
+    dominates at every ``gamma``. It grows as ``eps n0`` shrinks, like ``(eps n0)^(-1/2)``.
+    """
+    k = check.integer(k, "k", minimum=1)
+    n0 = check.integer(n0, "n0", minimum=1)
+    beta0 = 6 * check.probability(beta, "beta") / math.pi**2
+    u = math.sqrt(k * (math.log(k) - math.log(beta0)) / (check.positive(epsilon, "epsilon") * n0))
+    return math.inf if u >= 1 else u / (1 - u)
+
+
 def pmwg_potential_increase(domain_size: int, t: int, potential: float = 0.0) -> float:
     """Lemma 15 (our form): the potential's rise when an entry arrives at size ``t``.
 

@@ -92,16 +92,33 @@ def test_online_pmw_few_hard_queries_within_its_bound_and_better_than_laplace(se
     assert short.halted and short.asked < 1_000
 
 
-def test_the_widget_learns_at_every_corner_of_its_ranges(setting):
-    """The private-run widget's ranges: eps in [0.5, 5], n in [200,000, 1,000,000],
-    alpha in [0.1, 0.25]; with its seeds every corner makes at least one update and at most 60
-    rounds (the t slider's range)."""
+def test_the_widget_crosses_the_onset_with_each_slider(setting):
+    """The private-run widget's website positions: eps 0.25, 1, 4; n 10,000, 100,000, 1,000,000;
+    alpha 0.05, 0.1, 0.2; defaults (1, 100,000, 0.1). Text: at the defaults the run learns (just
+    above n_onset); moving n to 10,000, eps to 0.25 or alpha to 0.05 crosses below n_onset, where
+    the run stops near the uniform histogram; at alpha = 0.2, n = 1,000,000 the theorem's n is
+    reached. Every run of the grid ends within the round axis (70 rounds)."""
     tiny, Q, p, gap = setting
-    for eps, n, a in itertools.product((0.5, 5.0), (200_000, 1_000_000), (0.1, 0.25)):
-        assert theory.private_mw_onset(tiny.domain.size, Q.k, a, eps, gap) < n
+    size = tiny.domain.size
+
+    def run(eps, n, a):
         data = dp.from_histogram(p, tiny.domain, n, rng=0)
         result = mw.private_mw(data, Q, epsilon=eps, alpha=a, rng=1)
-        assert sum(r.updated for r in result.trace) >= 1 and result.rounds <= 60
+        uniform = max_error(Q.answer(data.histogram()), Q.answer(np.full(size, 1 / size)))
+        return result, max_error(Q.answer(data.histogram()), result.answers) / uniform
+
+    default = (1.0, 100_000, 0.1)
+    assert theory.private_mw_onset(size, Q.k, 0.1, 1.0, gap) < 100_000
+    assert run(*default)[1] < 0.6
+    for below in ((1.0, 10_000, 0.1), (0.25, 100_000, 0.1), (1.0, 100_000, 0.05)):
+        assert theory.private_mw_onset(size, Q.k, below[2], below[0], gap) > below[1]
+        result, relative = run(*below)
+        assert relative > 0.9 and result.rounds <= 5
+    assert theory.private_mw_sample_size(size, Q.k, 0.2, 1.0) < 1_000_000
+    result, _ = run(1.0, 1_000_000, 0.2)
+    assert result.trace[-1].max_error <= 3 * 0.2
+    for eps, n, a in itertools.product((0.25, 1.0, 4.0), (10_000, 1_000_000), (0.05, 0.2)):
+        assert run(eps, n, a)[0].rounds <= 70
 
 
 def _crossover(curve, pmw):
