@@ -13,6 +13,7 @@ import base64
 import html
 import itertools
 import json
+import numbers
 import re
 from collections.abc import Callable, Sequence
 
@@ -52,9 +53,14 @@ _STATIC_CSS = (
 
 
 def _format_value(value) -> str:
-    if isinstance(value, (float, np.floating)):
-        return format(float(value), ".3g")
-    return str(value)
+    """A slider value as its readout shows it: integers with thousands separators, other
+    numbers to 3 significant digits (``1,000,000``, ``0.316``), anything else as ``str``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return f"{value:,}"
+    rounded = float(f"{float(value):.3g}")
+    return f"{rounded:,.0f}" if rounded.is_integer() else f"{rounded:.15g}"
 
 
 def _same(a, b) -> bool:

@@ -82,11 +82,11 @@ def test_every_grid_point_is_a_frame_and_the_html_has_one_range_input_per_slider
     html = fig.html
     inputs = re.findall(r'<input type="range" min="0" max="(\d+)" step="1" value="(\d+)"', html)
     assert inputs == [("2", "0"), ("1", "1")]
-    assert re.findall(r"<output[^>]*>(.*?)</output>", html) == ["0.5", "1000"]
+    assert re.findall(r"<output[^>]*>(.*?)</output>", html) == ["0.5", "1,000"]
     # each readout is as wide as its longest value, so the row does not jump when it changes
-    assert re.findall(r'<output style="min-width:(\d+)ch">', html) == ["3", "4"]
+    assert re.findall(r'<output style="min-width:(\d+)ch">', html) == ["3", "5"]
     spec = _spec(html)
-    assert spec["labels"] == [["0.5", "1", "2"], ["100", "1000"]]
+    assert spec["labels"] == [["0.5", "1", "2"], ["100", "1,000"]]
     assert len(spec["index"]) == 6 and sorted(set(spec["index"])) == list(range(6))
     # The default position (epsilon=0.5, n=1000: flat index 0 * 2 + 1) is the <img> itself.
     default = spec["index"][1]
