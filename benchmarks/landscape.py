@@ -9,7 +9,9 @@ the repetition. A run whose estimated time (``landscape.seconds``) passes
 ``dpteach/datasets/landscape.json`` (bundled with the package; the chapter and
 ``landscape.recommend`` read it), with the grid's size, the run time and the machine.
 
-Usage: nice -n 10 python benchmarks/landscape.py [--out PATH] [--ns N ...] [--ds D ...]
+Usage: nice -n 10 python benchmarks/landscape.py [--out PATH] [--ns N ...] [--ds D ...] [--resume]
+(``--resume`` keeps the cells an interrupted run saved in ``landscape.partial.json``; the run
+time recorded is the sum of every cell's time.)
 """
 
 from __future__ import annotations
@@ -35,38 +37,50 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--ns", type=int, nargs="+", default=list(landscape.NS))
     parser.add_argument("--ds", type=int, nargs="+", default=list(landscape.DS))
+    parser.add_argument(
+        "--resume", action="store_true", help="keep the cells an interrupted run saved"
+    )
     args = parser.parse_args(argv)
+    partial_path = args.out.with_suffix(".partial.json")
+    kept = {}
+    if args.resume and partial_path.exists():
+        kept = {(c["n"], c["d"]): c for c in json.loads(partial_path.read_text())["cells"]}
 
     planned = sum(
         landscape.repetitions(m, n, d) * landscape.seconds(m, n, d)
         for n in args.ns
         for d in args.ds
         for m in landscape.NAMES
+        if (n, d) not in kept
     )
     print(
-        f"grid: {len(args.ns)} n x {len(args.ds)} d = {len(args.ns) * len(args.ds)} cells, "
-        f"{len(landscape.NAMES)} mechanisms; estimated {planned / 60:.0f} min",
+        f"grid: {len(args.ns)} n x {len(args.ds)} d = {len(args.ns) * len(args.ds)} cells "
+        f"({len(kept)} kept), {len(landscape.NAMES)} mechanisms; estimated {planned / 60:.0f} min",
         flush=True,
     )
     start, cpu = time.perf_counter(), time.process_time()
     cells = []
     for d in args.ds:
         for n in args.ns:
+            if (n, d) in kept:
+                cells.append(kept[(n, d)])
+                continue
             t0 = time.perf_counter()
             cell = landscape.grid_cell(n, d)
+            cell["seconds"] = round(time.perf_counter() - t0, 1)
             cells.append(cell)
             best = min((np.mean(r["max"]), m) for m, r in cell["runs"].items() if "max" in r)
             skipped = [m for m, r in cell["runs"].items() if "not_run" in r]
             print(
-                f"n = {n:>9,} d = {d:2d}: {time.perf_counter() - t0:6.1f} s; best max error "
+                f"n = {n:>9,} d = {d:2d}: {cell['seconds']:6.1f} s; best max error "
                 f"{best[1]} {best[0]:.3g}; uniform {cell['uniform']['max']:.3g}; "
                 f"not run: {', '.join(skipped) or '-'}",
                 flush=True,
             )
-        partial = {"meta": {"partial": True}, "cells": cells}
-        args.out.with_suffix(".partial.json").write_text(json.dumps(partial) + "\n")
-    args.out.with_suffix(".partial.json").unlink()
+            partial_path.write_text(json.dumps({"cells": cells}) + "\n")
+    partial_path.unlink(missing_ok=True)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    total = sum(c["seconds"] for c in cells)
     runs = sum(len(r.get("max", ())) for c in cells for r in c["runs"].values())
     meta = {
         "ns": args.ns,
@@ -82,8 +96,9 @@ def main(argv: list[str] | None = None) -> dict:
         "runs": runs,
         "run_seconds": landscape.RUN_SECONDS,
         "cells_per_second": landscape.CELLS_PER_SECOND,
-        "seconds": round(elapsed, 1),
-        "cpu_seconds": round(cpu, 1),
+        "seconds": round(total, 1),
+        "last_invocation_seconds": round(elapsed, 1),
+        "last_invocation_cpu_seconds": round(cpu, 1),
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, numpy {np.__version__}",
@@ -91,7 +106,10 @@ def main(argv: list[str] | None = None) -> dict:
     }
     result = {"meta": meta, "cells": cells}
     args.out.write_text(json.dumps(result, indent=0, separators=(",", ":")) + "\n")
-    print(f"{len(cells)} cells, {runs} runs in {elapsed:.0f} s ({cpu:.0f} s CPU); wrote {args.out}")
+    print(
+        f"{len(cells)} cells, {runs} runs: {total:.0f} s in all (this invocation {elapsed:.0f} s,"
+        f" {cpu:.0f} s CPU); wrote {args.out}"
+    )
     return result
 
 

@@ -226,7 +226,15 @@ def cell_data(n: int, d: int) -> Dataset:
     attributes (3 latent classes), seeded by ``(SEED, n, d)``."""
     n = check.integer(n, "n", minimum=1)
     d = check.integer(d, "d", minimum=1)
-    return latent_class_data(Domain.binary(d), n, rng=np.random.default_rng([SEED, n, d]))
+    check.dense_size(n, "the records (one row of d attributes each)", itemsize=8 * d)
+    # the records of the map's largest cells (10^6 x 24 integers, 192 MB) pass the dense limit of
+    # 2^24 cells, though not its 1 GiB: raised for this one array, as _validate allows
+    limit = check.MAX_DENSE_SIZE
+    check.MAX_DENSE_SIZE = max(limit, n * d)
+    try:
+        return latent_class_data(Domain.binary(d), n, rng=np.random.default_rng([SEED, n, d]))
+    finally:
+        check.MAX_DENSE_SIZE = limit
 
 
 # --- cost and measurement ------------------------------------------------------------------------
@@ -416,6 +424,21 @@ class LandscapeMap:
             )
         return lines
 
+    def describe_winners(self, metric: str = "max", pure: bool = False) -> list[str]:
+        """One line per ``d``: the measured winners along ``n``, as runs of the grid's ``n``."""
+        best = self.winners(metric, pure)
+        lines = []
+        for j, d in enumerate(self.ds):
+            runs, start = [], 0
+            for i in range(1, len(self.ns) + 1):
+                if i == len(self.ns) or best[i, j] != best[start, j]:
+                    span = (f"n = {self.ns[start]:,}" if i - 1 == start
+                            else f"n = {self.ns[start]:,} to {self.ns[i - 1]:,}")  # fmt: skip
+                    runs.append(f"{MECHANISMS[self.names[best[start, j]]].label} ({span})")
+                    start = i
+            lines.append(f"d = {d:2d}: " + ", ".join(runs))
+        return lines
+
     def winners(self, metric: str = "max", pure: bool = False) -> np.ndarray:
         """Index (into ``names``) of the mechanism with the smallest measured error in each cell,
         among the ``eps``-DP ones if ``pure``; -1 where none of them was run."""
@@ -460,10 +483,10 @@ def theory_error(
       (:func:`dpteach.theory.marginal_laplace_errors` and the like);
     * ``"approx"``: the noisy histogram's, by a normal approximation
       (:func:`dpteach.theory.histogram_errors`);
-    * ``"bound"``: a worst-case bound, capped at 1 (answers can be clipped to [0, 1]): MWEM
-      (:func:`dpteach.theory.mwem_max_error_bound`), private MW (``3 alpha``, its certified
-      accuracy), projection (Theorem 9's RMS average error for the mean, and
-      ``sqrt(k)`` times it, the L2 error, for the max).
+    * ``"bound"``: a worst-case bound: MWEM (:func:`dpteach.theory.mwem_max_error_bound`),
+      private MW (``3 alpha``, its certified accuracy; 3 where no ``alpha`` is certified),
+      projection (Theorem 9's RMS average error for the mean, and ``sqrt(k)`` times it, the L2
+      error, for the max). A bound of 1 or more says nothing (every answer lies in [0, 1]).
     """
     mechanism = _mechanism(name)
     metric = _metric(metric)
@@ -474,41 +497,41 @@ def theory_error(
     delta = check.delta(delta)
     if not mechanism.pure and delta == 0:
         raise ValueError(f"{name} is (eps, delta)-DP: it needs delta > 0")
-    return _theory_error(name, n, d, widths, epsilon, delta, metric)
+    mean, top, kind = _theory_errors(name, n, d, widths, epsilon, delta)
+    return (mean if metric == "mean" else top), kind
 
 
 @cache
-def _theory_error(name, n, d, widths, epsilon, delta, metric) -> tuple[float, str]:
-    """:func:`theory_error` on validated arguments (computed once: the maps ask often)."""
+def _theory_errors(name, n, d, widths, epsilon, delta) -> tuple[float, float, str]:
+    """``(mean, max, kind)`` of :func:`theory_error` on validated arguments (computed once per
+    setting: the maps ask for both metrics, often)."""
     mechanism = MECHANISMS[name]
     k, tables = sizes(d, widths)
     size = 2**d
-    pick = 0 if metric == "mean" else 1
     if name == "query-laplace":
-        b = k / (n * epsilon)
-        return (
-            b if metric == "mean" else theory.laplace_expected_max_error(k, n, epsilon)
-        ), "exact"
+        return k / (n * epsilon), theory.laplace_expected_max_error(k, n, epsilon), "exact"
     if name == "query-gaussian":
-        if metric == "max":
-            return theory.gaussian_expected_max_error(k, n, epsilon, delta), "exact"
-        return gaussian_sigma(math.sqrt(k) / n, epsilon, delta) * math.sqrt(2 / math.pi), "exact"
+        sigma = gaussian_sigma(math.sqrt(k) / n, epsilon, delta)
+        top = theory.gaussian_expected_max_error(k, n, epsilon, delta)
+        return sigma * math.sqrt(2 / math.pi), top, "exact"
     if name == "tables-laplace":
-        return theory.marginal_laplace_errors(k, tables, n, epsilon)[pick], "exact"
+        return (*theory.marginal_laplace_errors(k, tables, n, epsilon), "exact")
     if name == "tables-gaussian":
-        return theory.marginal_gaussian_errors(k, tables, n, epsilon, delta)[pick], "exact"
+        return (*theory.marginal_gaussian_errors(k, tables, n, epsilon, delta), "exact")
     if name.startswith("histogram"):
         cells = [2.0 ** (d - w) for w in widths]
         counts = [2**w * math.comb(d, w) for w in widths]
         noise = 0.0 if mechanism.pure else delta
-        return theory.histogram_errors(cells, counts, n, epsilon, noise)[pick], "approx"
+        return (*theory.histogram_errors(cells, counts, n, epsilon, noise), "approx")
     if name == "mwem":
-        return min(1.0, theory.mwem_max_error_bound(size, k, n, epsilon)), "bound"
+        bound = theory.mwem_max_error_bound(size, k, n, epsilon)
+        return bound, bound, "bound"
     if name == "private-mw":
-        return min(1.0, 3 * theory.private_mw_alpha(size, k, n, epsilon)), "bound"
+        bound = 3 * theory.private_mw_alpha(size, k, n, epsilon)
+        return bound, bound, "bound"
     width = theory.gaussian_width_bound(k, size, radius=math.sqrt(tables))
     average = theory.projection_average_error(width, k, n, epsilon, delta)
-    return min(1.0, average if metric == "mean" else math.sqrt(k) * average), "bound"
+    return average, math.sqrt(k) * average, "bound"
 
 
 # --- which mechanism for me? ---------------------------------------------------------------------
@@ -591,10 +614,11 @@ def estimates(
 
 @dataclass(frozen=True)
 class Recommendation:
-    """What :func:`recommend` returns: the ``mechanism`` (a key of :data:`MECHANISMS`), its
-    ``label``, the ``reason`` in words, and every eligible mechanism's :class:`Estimate`."""
+    """What :func:`recommend` returns: the ``mechanism`` (a key of :data:`MECHANISMS`, or
+    ``None`` when no mechanism's error is below 1), its ``label``, the ``reason`` in words, and
+    every eligible mechanism's :class:`Estimate`."""
 
-    mechanism: str
+    mechanism: str | None
     label: str
     reason: str
     estimates: dict
@@ -655,6 +679,9 @@ def recommend(
         )
     if any(x.source == "bound" for x in all_estimates.values()):
         reason += " Worst-case bounds overstate the iterative mechanisms' error."
+    if e.value >= 1:
+        reason = "no mechanism is useful here (an error of 1 or more says nothing): " + reason
+        return Recommendation(None, "none", reason, all_estimates)
     return Recommendation(best, MECHANISMS[best].label, reason, all_estimates)
 
 
@@ -678,7 +705,8 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None) -> None
     """Colour cell ``(n, d)`` by the mechanism ``winners[i, j]`` (an index into :data:`NAMES`,
     -1: none) and write its error ``values[i, j]``; cells where ``theory[i, j]`` are hatched
     (the winner's error comes from theory, not from the map) and cells where ``poor[i, j]`` get
-    a cross (no better than the data-free uniform answer)."""
+    a cross (no better than the data-free uniform answer). A cell with winner -1 (no error
+    below 1, which says nothing: every answer lies in [0, 1]) is left white, marked "≥ 1"."""
     from matplotlib.colors import ListedColormap
 
     colors = [MECHANISMS[name].color for name in NAMES]
@@ -688,6 +716,7 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None) -> None
     for i, n in enumerate(ns):
         for j, d in enumerate(ds):
             if winners[i, j] < 0:
+                ax.text(n, d, "≥ 1", ha="center", va="center", fontsize=7, color="grey")
                 continue
             color = _text_color(colors[winners[i, j]])
             label = f"{values[i, j]:.2g}" + ("×" if poor is not None and poor[i, j] else "")
@@ -705,6 +734,13 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None) -> None
     ax.grid(False)
 
 
+def theory_winners(metric: str = "max", pure: bool = False, ns=NS, ds=DS) -> np.ndarray:
+    """The index (into :data:`NAMES`) of the mechanism with the smallest :func:`theory_error`
+    at each ``(n, d)`` of the map's setting (``eps``-DP ones only if ``pure``), or -1 where
+    none is below 1 (no useful guarantee)."""
+    return _theory_winners(_metric(metric), bool(pure), tuple(ns), tuple(ds)).copy()
+
+
 @cache
 def _theory_winners(metric: str, pure: bool, ns: tuple, ds: tuple) -> np.ndarray:
     names = [m for m in NAMES if MECHANISMS[m].pure or not pure]
@@ -712,14 +748,16 @@ def _theory_winners(metric: str, pure: bool, ns: tuple, ds: tuple) -> np.ndarray
     for i, n in enumerate(ns):
         for j, d in enumerate(ds):
             errors = [theory_error(m, n, d, metric=metric)[0] for m in names]
-            best[i, j] = NAMES.index(names[int(np.argmin(errors))])
+            smallest = int(np.argmin(errors))
+            best[i, j] = NAMES.index(names[smallest]) if errors[smallest] < 1 else -1
     return best
 
 
 def draw_theory_boundaries(ax, metric: str = "max", pure: bool = False) -> None:
     """Dashed lines where the mechanism with the smallest error *in theory*
-    (:func:`theory_error`, at the map's setting) changes, on a fine grid of ``n`` and ``d``."""
-    ns = tuple(int(x) for x in np.geomspace(NS[0] / 1.5, NS[-1] * 1.5, 31))
+    (:func:`theory_error`, at the map's setting) changes, on a fine grid of ``n`` and ``d``;
+    where no mechanism's theory promises an error below 1 counts as a region of its own."""
+    ns = tuple(int(x) for x in np.geomspace(NS[0] / 1.5, NS[-1] * 1.5, 19))
     ds = tuple(range(DS[0] - 1, DS[-1] + 2, 2))
     best = _theory_winners(metric, pure, ns, ds)
     for m in np.unique(best):
@@ -743,6 +781,7 @@ def plot_map(grid: LandscapeMap):
             best = grid.winners(metric, pure=pure)
             values = np.take_along_axis(grid.errors[metric], best[None], axis=0)[0]
             poor = values >= grid.uniform[metric]
+            best = np.where(values < 1, best, -1)
             draw_winners(ax, grid.ns, grid.ds, best, values, poor=poor)
             draw_theory_boundaries(ax, metric, pure)
             privacy = r"$\varepsilon$-DP" if pure else r"$(\varepsilon, \delta)$-DP allowed"
@@ -774,6 +813,7 @@ def plot_slices(grid: LandscapeMap, ds: Sequence[int] = (8, 20), metric: str = "
         ax.set(xscale="log", yscale="log", xlabel="records $n$",
                title=f"d = {d}: k = {k:,} queries, T = {tables:,} tables")  # fmt: skip
         ax.title.set_fontsize(9)
+        ax.set_ylim(top=2)  # above 1 an error says nothing: every answer lies in [0, 1]
     np.atleast_1d(axes)[0].set_ylabel(f"{metric} error (dashed: theory)")
     fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center",
                ncols=4, fontsize=7)  # fmt: skip
@@ -804,7 +844,8 @@ def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> 
                     continue
                 found = estimates(n, d, widths, epsilon, delta, metric)
                 name = min(found, key=lambda m: found[m].value)
-                best[i, j], values[i, j] = NAMES.index(name), found[name].value
+                values[i, j] = found[name].value
+                best[i, j] = NAMES.index(name) if values[i, j] < 1 else -1
                 from_theory[i, j] = found[name].source != "measured"
         draw_winners(ax, NS, DS, best, values, theory=from_theory)
         privacy = "pure DP" if delta == 0 else r"$\delta = 10^{-6}$ allowed"

@@ -148,3 +148,20 @@ def test_bad_mechanism_names_and_cells_are_refused():
         landscape.grid_cell(1000, 4, mechanisms=["nope"])
     with pytest.raises(ValueError, match="delta"):
         landscape.theory_error("projection", 1000, 8, delta=0.0)
+
+
+def test_cell_data_restores_the_dense_limit_and_refuses_too_many_records():
+    from dpteach import _validate
+
+    limit = _validate.MAX_DENSE_SIZE
+    data = landscape.cell_data(1_000, 4)
+    assert data.n == 1_000 and data.domain.d == 4 and _validate.MAX_DENSE_SIZE == limit
+    with pytest.raises(ValueError, match="records"):
+        landscape.cell_data(2**25, 24)  # refused before anything is drawn
+    assert _validate.MAX_DENSE_SIZE == limit
+
+
+def test_recommend_says_none_where_no_error_is_below_one():
+    hopeless = landscape.recommend(100, 40, widths=(3,), epsilon=0.01)
+    assert hopeless.mechanism is None and "no mechanism is useful" in hopeless.reason
+    assert min(e.value for e in hopeless.estimates.values()) >= 1
