@@ -83,6 +83,11 @@ class Mechanism:
     def pure(self) -> bool:
         return self.privacy == "eps"
 
+    @property
+    def dense(self) -> bool:
+        """Whether it keeps a histogram over all of X (refused beyond the dense limit)."""
+        return not self.name.startswith(("tables", "query"))
+
 
 def _private_mw_alpha(n: int, workload: MarginalWorkload, epsilon: float) -> float:
     """The ``alpha`` at which the lecture's theorem certifies ``3 alpha`` at this ``n``
@@ -546,6 +551,7 @@ class Estimate:
     value: float
     source: str
     n_eff: float | None = None
+    interpolated: bool = False
 
 
 def effective_n(name: str, n: int, epsilon: float, delta: float) -> float:
@@ -588,8 +594,9 @@ def estimates(
 ) -> dict[str, Estimate]:
     """Every eligible mechanism's error for the setting (the ``eps``-DP ones only when
     ``delta = 0``): measured, from the map at :func:`effective_n`, wherever the map covers the
-    setting (its workload, a ``d`` of its grid, ``n_eff`` within its range, the mechanism run
-    there), else from :func:`theory_error`."""
+    setting (its workload, ``d`` and ``n_eff`` within its grid, the mechanism run in the
+    surrounding cells), else from :func:`theory_error`; ``inf`` (``"infeasible"``) for a
+    mechanism that needs a histogram over more than the dense limit's ``2^24`` cells."""
     n = check.integer(n, "n", minimum=1)
     d = check.integer(d, "d", minimum=1)
     widths = _widths(widths, d)
@@ -601,12 +608,16 @@ def estimates(
     for name, mechanism in MECHANISMS.items():
         if delta == 0 and not mechanism.pure:
             continue
+        if mechanism.dense and 2**d > check.MAX_DENSE_SIZE:
+            out[name] = Estimate(math.inf, "infeasible")
+            continue
         if measured is not None:
             n_eff = effective_n(name, n, epsilon, delta)
             table = measured.errors[metric][measured.names.index(name)]
             value = _interpolate(table, measured.ns, measured.ds, n_eff, d)
             if value is not None:
-                out[name] = Estimate(value, "measured", n_eff)
+                on_grid = d in measured.ds and any(math.isclose(n_eff, g) for g in measured.ns)
+                out[name] = Estimate(value, "measured", n_eff, interpolated=not on_grid)
                 continue
         out[name] = Estimate(*theory_error(name, n, d, widths, epsilon, delta, metric))
     return out
@@ -632,6 +643,7 @@ _SOURCE = {
     "exact": "expected, exact",
     "approx": "expected, approx.",
     "bound": "worst-case bound",
+    "infeasible": "not runnable: a histogram over 2^d cells passes the dense limit",
 }
 
 
@@ -663,7 +675,10 @@ def recommend(
     k, tables = sizes(d, widths)
 
     def said(name: str, x: Estimate) -> str:
-        where = f" at n_eff = {x.n_eff:,.0f}" if x.source == "measured" else ""
+        where = ""
+        if x.source == "measured":
+            how = "interpolated between grid cells, " if x.interpolated else ""
+            where = f", {how}at n_eff = {x.n_eff:,.0f}"
         return f"{MECHANISMS[name].label} {x.value:.2g} ({_SOURCE[x.source]}{where})"
 
     privacy = f"eps = {epsilon:g}" + (f", delta = {delta:g}" if delta > 0 else " (pure DP)")
@@ -677,8 +692,12 @@ def recommend(
             f" Even that is no smaller than a typical cell of the widest table "
             f"({typical:g}): more data, a larger epsilon or fewer queries are needed."
         )
-    if any(x.source == "bound" for x in all_estimates.values()):
-        reason += " Worst-case bounds overstate the iterative mechanisms' error."
+    bounded = [MECHANISMS[m].label for m, x in all_estimates.items() if x.source == "bound"]
+    if bounded:
+        reason += (
+            f" Not measured here: {', '.join(bounded)}, whose worst-case bounds overstate their "
+            "error (on the map, MWEM's measured errors are far below its bound)."
+        )
     if e.value >= 1:
         reason = "no mechanism is useful here (an error of 1 or more says nothing): " + reason
         return Recommendation(None, "none", reason, all_estimates)
@@ -711,6 +730,8 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None) -> None
 
     colors = [MECHANISMS[name].color for name in NAMES]
     shown = np.ma.masked_less(np.asarray(winners, dtype=float), 0)
+    xe, ye = _edges(ns, True), _edges(ds, False)
+    ax.set(xlim=(xe[0], xe[-1]), ylim=(ye[0], ye[-1]))
     ax.pcolormesh(_edges(ns, True), _edges(ds, False), shown.T, cmap=ListedColormap(colors),
                   vmin=-0.5, vmax=len(NAMES) - 0.5, edgecolors="white", linewidth=0.5)  # fmt: skip
     for i, n in enumerate(ns):
@@ -755,14 +776,28 @@ def _theory_winners(metric: str, pure: bool, ns: tuple, ds: tuple) -> np.ndarray
 
 def draw_theory_boundaries(ax, metric: str = "max", pure: bool = False) -> None:
     """Dashed lines where the mechanism with the smallest error *in theory*
-    (:func:`theory_error`, at the map's setting) changes, on a fine grid of ``n`` and ``d``;
-    where no mechanism's theory promises an error below 1 counts as a region of its own."""
-    ns = tuple(int(x) for x in np.geomspace(NS[0] / 1.5, NS[-1] * 1.5, 19))
+    (:func:`theory_error`, at the map's setting) changes, on a fine grid of ``n`` and ``d``
+    (drawn as the edges between its cells); where no mechanism's theory promises an error below
+    1 counts as a region of its own."""
+    from matplotlib.collections import LineCollection
+
+    ns = np.geomspace(NS[0] / 1.5, NS[-1] * 1.5, 25)
     ds = tuple(range(DS[0] - 1, DS[-1] + 2, 2))
-    best = _theory_winners(metric, pure, ns, ds)
-    for m in np.unique(best):
-        ax.contour(ns, ds, (best == m).T.astype(float), levels=[0.5], colors="black",
-                   linestyles="--", linewidths=1.2)  # fmt: skip
+    best = _theory_winners(metric, pure, tuple(int(x) for x in ns), ds)
+    x, y = _edges(ns, True), _edges(ds, False)
+    segments = [
+        [(x[i + 1], y[j]), (x[i + 1], y[j + 1])]
+        for i in range(len(ns) - 1)
+        for j in range(len(ds))
+        if best[i, j] != best[i + 1, j]
+    ]
+    segments += [
+        [(x[i], y[j + 1]), (x[i + 1], y[j + 1])]
+        for i in range(len(ns))
+        for j in range(len(ds) - 1)
+        if best[i, j] != best[i, j + 1]
+    ]
+    ax.add_collection(LineCollection(segments, colors="black", linestyles="--", linewidths=1.3))
 
 
 def plot_map(grid: LandscapeMap):
@@ -789,6 +824,8 @@ def plot_map(grid: LandscapeMap):
             ax.label_outer()
     handles = [Patch(color=MECHANISMS[m].color, label=MECHANISMS[m].label) for m in NAMES]
     handles.append(Line2D([], [], color="black", linestyle="--", label="theory's boundaries"))
+    handles.append(Line2D([], [], color="black", marker="$×$", linestyle="none",
+                          label="no better than uniform"))  # fmt: skip
     fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)
     return fig
 
