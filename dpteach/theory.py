@@ -1165,3 +1165,41 @@ def histogram_rms_error(cells: object, n: int, epsilon: float, delta: float = 0.
     if delta == 0:
         return np.sqrt(2 * c) * 2 / (n * epsilon)
     return np.sqrt(c) * gaussian_sigma(math.sqrt(2) / n, epsilon, delta)
+
+
+def histogram_errors(
+    cells: object, counts: object, n: int, epsilon: float, delta: float = 0.0
+) -> tuple[float, float]:
+    """Approximate expected ``(mean, max)`` absolute error of a workload answered on the noisy
+    histogram, whose queries come in groups: ``counts[i]`` queries that each sum ``cells[i]``
+    cells (an ``l``-way marginal of ``d`` binary attributes: ``2^l C(d, l)`` queries of
+    ``2^(d-l)`` cells). Each query's noise has the standard deviation ``s_i`` of
+    :func:`histogram_rms_error`; both values treat it as ``N(0, s_i^2)`` (exact for Gaussian
+    noise, the central limit for a sum of many Laplace cells), the mean as
+    ``sqrt(2/pi) s_i`` averaged over the queries and the max as the largest group's expected max
+    of ``counts[i]`` independent ``|N(0, s_i^2)|``, which ignores the correlations between the
+    queries of one table. A normal approximation, not a bound: chapter 06 checks it against
+    the measurements."""
+    c = check.array(cells, "cells", ndim=1)
+    m = check.array(counts, "counts", ndim=1)
+    if c.size == 0 or c.shape != m.shape or np.any(m < 1) or np.any(m != np.round(m)):
+        raise ValueError("cells and counts must be equally long, non-empty, counts integers >= 1")
+    s = histogram_rms_error(c, n, epsilon, delta)
+    mean = float(np.sum(m * s) / np.sum(m) * math.sqrt(2 / math.pi))
+    return mean, max(_max_abs_gaussian(float(si), int(mi)) for si, mi in zip(s, m))
+
+
+def mwem_max_error_bound(domain_size: int, k: int, n: int, epsilon: float) -> float:
+    """Hardt, Ligett and McSherry (2012), Theorem 2.2, normalised by ``n`` and minimised over the
+    number of rounds ``T``: MWEM's max error over ``k`` queries is at most
+    ``2 sqrt(ln|X| / T) + 10 T ln k / (n eps)`` with high probability (``1 - 2T/k^c``). The best
+    ``T`` is about ``(n eps sqrt(ln|X|) / (10 ln k))^(2/3)``, and the bound then scales like
+    ``(ln|X| ln k / (n eps))^(1/3)``. A worst-case bound for MWEM run one query at a time;
+    :func:`dpteach.mw.mwem` measures whole marginals and uses fewer rounds
+    (:func:`dpteach.mw.mwem_rounds`), for which it is indicative only."""
+    size = check.integer(domain_size, "domain_size", minimum=2)
+    k, n, epsilon, _ = _common(k, n, epsilon, 0.5)
+    log_x, log_k = math.log(size), math.log(max(k, 2))
+    best = (n * epsilon * math.sqrt(log_x) / (10 * log_k)) ** (2 / 3)
+    candidates = {max(1, math.floor(best)), max(1, math.ceil(best))}
+    return min(2 * math.sqrt(log_x / t) + 10 * t * log_k / (n * epsilon) for t in candidates)

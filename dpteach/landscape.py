@@ -1,0 +1,892 @@
+"""Which mechanism answers a marginal workload best, and where: the landscape of chapter 06.
+
+The workload is every 2- and 3-way marginal of ``d`` binary attributes (``|X| = 2^d``), the
+data ``n`` records of :func:`dpteach.latent_class_data`, and the contenders the package's
+mechanisms, each run as it is:
+
+* ``eps``-DP: the noisy histogram and the noisy marginal tables with Laplace noise, Laplace noise
+  on every query (:mod:`dpteach.baselines`), MWEM (:func:`dpteach.mw.mwem`) and the lecture's
+  private MW (:func:`dpteach.mw.private_mw`, at the ``alpha`` its theorem certifies);
+* ``(eps, delta)``-DP: the same three baselines with Gaussian noise, and the projection mechanism
+  (:func:`dpteach.projection.projection_mechanism`).
+
+Neighbouring relation: replace-one throughout (the records' number ``n`` is public). Under
+add/remove neighbours, with unnormalised counts (private-pgm, smartnoise), a table's L1
+sensitivity is half ours and its L2 sensitivity ``1/sqrt(2)`` of ours: their ``eps``-DP Laplace
+release is ``2 eps``-DP here, and their Gaussian release at ``rho``-zCDP is ``2 rho``-zCDP here.
+
+:func:`grid_cell` measures one cell ``(n, d)`` of the map (``benchmarks/landscape.py`` runs the
+whole grid and writes ``datasets/landscape.json``, which :func:`load_map` reads); :func:`cost`
+estimates each run before it starts, and a run above :data:`RUN_SECONDS` of estimated time is
+recorded as not run, with the estimate. :func:`theory_error` gives each mechanism's expected
+error (the baselines, exactly or by a normal approximation) or its worst-case bound (MWEM,
+private MW, projection), and :func:`recommend` combines the map and the theory into an answer to
+"which mechanism for me?".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from . import _validate as check
+from . import baselines, mw, projection, theory
+from .data import Dataset, latent_class_data
+from .domain import Domain
+from .mechanisms import gaussian_sigma
+from .queries import MarginalWorkload
+
+#: The map's grid: ``n`` from 10^3 to 10^6 in half decades, ``d`` binary attributes.
+NS = (1_000, 3_162, 10_000, 31_623, 100_000, 316_228, 1_000_000)
+DS = (4, 8, 12, 16, 20, 24)
+#: The measured workload: all marginals of these widths.
+WIDTHS = (2, 3)
+EPSILON, DELTA = 1.0, 1e-6
+#: Runs of a mechanism per cell, at most (fewer when a run is expensive, see :func:`repetitions`).
+MAX_REPETITIONS = 5
+#: A run whose estimated time exceeds this many seconds is not run.
+RUN_SECONDS = 60.0
+#: Repetitions stop once their estimated time exceeds this many seconds (at least one is run).
+CELL_SECONDS = 10.0
+#: The cost model's speed: cells visited per second (one "cell visit" is reading or writing one
+#: double of a histogram-sized array; measured on this project's 2-core machine).
+CELLS_PER_SECOND = 1.0e9
+#: The projection's solver: at most this many iterations, to this RMS tolerance.
+PROJECTION_MAX_ITER, PROJECTION_TOL = 200, 1e-4
+#: Seed of the data and of every run (with the cell, the mechanism and the repetition).
+SEED = 29
+
+_CALL = 2**14  # fixed cost of one numpy call, in cell visits (as in dpteach.queries)
+_DRAW = 500  # one exact noise draw, in cell visits (about 4 million draws a second)
+_MW_ITERATIONS = 20  # mw.mwem's default passes per round
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """A contender: its key, label, privacy notion (``"eps"`` or ``"eps, delta"``) and colour."""
+
+    name: str
+    label: str
+    privacy: str
+    color: str
+    #: ``run(data, workload, exact answers, epsilon, delta, rng)`` returns the released answers
+    run: Callable = field(repr=False, compare=False, default=None)
+
+    @property
+    def pure(self) -> bool:
+        return self.privacy == "eps"
+
+    @property
+    def dense(self) -> bool:
+        """Whether it keeps a histogram over all of X (refused beyond the dense limit)."""
+        return not self.name.startswith(("tables", "query"))
+
+
+def _private_mw_alpha(n: int, workload: MarginalWorkload, epsilon: float) -> float:
+    """The ``alpha`` at which the lecture's theorem certifies ``3 alpha`` at this ``n``
+    (:func:`dpteach.theory.private_mw_alpha`), or 0.45 when none is (private MW then stays near
+    the uniform histogram): public quantities only."""
+    alpha = theory.private_mw_alpha(workload.domain_size, workload.k, n, epsilon)
+    return alpha if alpha < 1 else 0.45
+
+
+def _run_private_mw(data, W, exact, epsilon, delta, rng):
+    alpha = _private_mw_alpha(data.n, W, epsilon)
+    rounds = theory.private_mw_rounds(W.domain_size, alpha)
+    return mw.private_mw(
+        data,
+        W,
+        epsilon=epsilon,
+        alpha=alpha,
+        rng=rng,
+        max_rounds=max(rounds, mw.MAX_LEARNER_ROUNDS),
+    ).answers
+
+
+def _run_projection(data, W, exact, epsilon, delta, rng):
+    return projection.projection_mechanism(
+        data,
+        W,
+        epsilon=epsilon,
+        delta=delta,
+        rng=rng,
+        tol=PROJECTION_TOL,
+        max_iter=PROJECTION_MAX_ITER,
+    ).answers
+
+
+MECHANISMS = {
+    m.name: m
+    for m in (
+        Mechanism(
+            "histogram-laplace",
+            "noisy histogram (Laplace)",
+            "eps",
+            "#56B4E9",
+            lambda d, W, a, e, dl, g: baselines.laplace_histogram_answers(d, W, epsilon=e, rng=g),
+        ),
+        Mechanism(
+            "tables-laplace",
+            "noisy tables (Laplace)",
+            "eps",
+            "#0072B2",
+            lambda d, W, a, e, dl, g: baselines.laplace_marginal_answers(d, W, epsilon=e, rng=g),
+        ),
+        Mechanism(
+            "query-laplace",
+            "Laplace per query",
+            "eps",
+            "#999999",
+            lambda d, W, a, e, dl, g: baselines.laplace_answers(a, n=d.n, epsilon=e, rng=g),
+        ),
+        Mechanism(
+            "mwem",
+            "MWEM",
+            "eps",
+            "#D55E00",
+            lambda d, W, a, e, dl, g: mw.mwem(d, W, epsilon=e, rng=g).answers,
+        ),
+        Mechanism("private-mw", "private MW (lecture)", "eps", "#CC79A7", _run_private_mw),
+        Mechanism(
+            "histogram-gaussian",
+            "noisy histogram (Gaussian)",
+            "eps, delta",
+            "#F0E442",
+            lambda d, W, a, e, dl, g: baselines.gaussian_histogram_answers(
+                d, W, epsilon=e, delta=dl, rng=g
+            ),
+        ),
+        Mechanism(
+            "tables-gaussian",
+            "noisy tables (Gaussian)",
+            "eps, delta",
+            "#009E73",
+            lambda d, W, a, e, dl, g: baselines.gaussian_marginal_answers(
+                d, W, epsilon=e, delta=dl, rng=g
+            ),
+        ),
+        Mechanism(
+            "query-gaussian",
+            "Gaussian per query",
+            "eps, delta",
+            "#000000",
+            lambda d, W, a, e, dl, g: baselines.gaussian_answers(
+                a, n=d.n, epsilon=e, delta=dl, rng=g
+            ),
+        ),
+        Mechanism("projection", "projection mechanism", "eps, delta", "#E69F00", _run_projection),
+    )
+}
+NAMES = tuple(MECHANISMS)
+
+
+# --- the setting ---------------------------------------------------------------------------------
+
+
+def _widths(widths: object, d: int) -> tuple[int, ...]:
+    if isinstance(widths, str | bytes) or not isinstance(
+        widths, Sequence | set | frozenset | np.ndarray
+    ):
+        raise TypeError(f"widths must be a sequence of marginal widths, got {widths!r}")
+    out = tuple(sorted({check.integer(w, "each width", minimum=1) for w in widths}))
+    if not out:
+        raise ValueError("widths must name at least one marginal width, e.g. (2, 3)")
+    if out[-1] > d:
+        raise ValueError(f"widths must be at most d = {d} (the attributes), got {out[-1]}")
+    return out
+
+
+def sizes(d: int, widths: Sequence[int] = WIDTHS) -> tuple[int, int]:
+    """``(k, T)``: the queries (cells) and tables of all marginals of ``widths`` over ``d``
+    binary attributes, ``k = sum_l 2^l C(d, l)`` and ``T = sum_l C(d, l)``."""
+    d = check.integer(d, "d", minimum=1)
+    widths = _widths(widths, d)
+    return sum(2**w * math.comb(d, w) for w in widths), sum(math.comb(d, w) for w in widths)
+
+
+def workload(d: int, widths: Sequence[int] = WIDTHS) -> MarginalWorkload:
+    """All marginals of ``widths`` over the binary attributes ``x0 .. x{d-1}`` (made once per
+    setting: the workload keeps its plans and its Lipschitz estimate for the projection)."""
+    d = check.integer(d, "d", minimum=1)
+    return _workload(d, _widths(widths, d))
+
+
+@cache
+def _workload(d: int, widths: tuple[int, ...]) -> MarginalWorkload:
+    domain = Domain.binary(d)
+    return MarginalWorkload(
+        domain, [m for w in widths for m in MarginalWorkload.all_kway(domain, w).marginals]
+    )
+
+
+def cell_data(n: int, d: int) -> Dataset:
+    """The cell's data: ``n`` records of :func:`dpteach.latent_class_data` over ``d`` binary
+    attributes (3 latent classes), seeded by ``(SEED, n, d)``."""
+    n = check.integer(n, "n", minimum=1)
+    d = check.integer(d, "d", minimum=1)
+    check.dense_size(n, "the records (one row of d attributes each)", itemsize=8 * d)
+    # the records of the map's largest cells (10^6 x 24 integers, 192 MB) pass the dense limit of
+    # 2^24 cells, though not its 1 GiB: raised for this one array, as _validate allows
+    limit = check.MAX_DENSE_SIZE
+    check.MAX_DENSE_SIZE = max(limit, n * d)
+    try:
+        return latent_class_data(Domain.binary(d), n, rng=np.random.default_rng([SEED, n, d]))
+    finally:
+        check.MAX_DENSE_SIZE = limit
+
+
+# --- cost and measurement ------------------------------------------------------------------------
+
+
+def cost(
+    name: str, n: int, d: int, widths: Sequence[int] = WIDTHS, epsilon: float = EPSILON
+) -> float:
+    """Estimated cell visits of one run of mechanism ``name`` (an upper estimate for the
+    iterative ones: private MW's every possible round, the projection's every iteration)."""
+    _mechanism(name)
+    n = check.integer(n, "n", minimum=1)
+    k, tables = sizes(d, widths)
+    size = 2**d
+    answer = min(tables, 25) * size + tables * _CALL
+    reweight = 6 * size + 3 * _CALL  # an MW step on one query, with the KL diagnostic
+    if name.startswith("histogram"):
+        return size * _DRAW + answer + n
+    if name.startswith("tables"):
+        return tables * (20 * n + _CALL) + k * _DRAW
+    if name.startswith("query"):
+        return k * _DRAW
+    if name == "mwem":
+        rounds = mw.mwem_rounds(n, epsilon, workload(d, widths))
+        updates = sum(min(t, tables) for t in range(1, rounds + 1))
+        update = size + _CALL  # one marginal's MW step inside a pass (measured: about one pass)
+        return rounds * (answer + k * 50) + _MW_ITERATIONS * updates * update + size + n
+    if name == "private-mw":
+        alpha = theory.private_mw_alpha(size, k, n, epsilon)
+        rounds = theory.private_mw_rounds(size, alpha if alpha < 1 else 0.45)
+        return rounds * (answer + reweight + 3 * size + 2 * k * 50) + size + n
+    # projection: the power iteration, then every iteration with its duality-gap checks and,
+    # every 10 iterations, the exact polishing step (one answer per cell of the support)
+    adjoint = 2 * tables * (size + _CALL)
+    sort = 2 * size * max(d, 1)
+    polish = min(k + 1, projection.MAX_POLISH, size) * tables * _CALL / 10
+    step = answer + adjoint + sort + polish
+    return 30 * (answer + adjoint) + PROJECTION_MAX_ITER * 1.1 * step
+
+
+def seconds(
+    name: str, n: int, d: int, widths: Sequence[int] = WIDTHS, epsilon: float = EPSILON
+) -> float:
+    """:func:`cost` in seconds at :data:`CELLS_PER_SECOND`."""
+    return cost(name, n, d, widths, epsilon) / CELLS_PER_SECOND
+
+
+def repetitions(name: str, n: int, d: int) -> int:
+    """How many runs the map makes of ``name`` at ``(n, d)``: :data:`MAX_REPETITIONS`, fewer
+    when their estimated time passes :data:`CELL_SECONDS` (at least 1), 0 when one run's passes
+    :data:`RUN_SECONDS` (not run)."""
+    s = seconds(name, n, d)
+    if s > RUN_SECONDS:
+        return 0
+    return int(min(MAX_REPETITIONS, max(1, CELL_SECONDS // max(s, 1e-9))))
+
+
+def _mechanism(name: object) -> Mechanism:
+    if not isinstance(name, str) or name not in MECHANISMS:
+        raise ValueError(f"mechanism must be one of {list(NAMES)}, got {name!r}")
+    return MECHANISMS[name]
+
+
+def run_errors(
+    name: str,
+    data: Dataset,
+    W: MarginalWorkload,
+    exact: np.ndarray,
+    *,
+    repetition: int,
+    epsilon: float = EPSILON,
+    delta: float = DELTA,
+) -> dict:
+    """One run of mechanism ``name`` on ``data``: its max and mean absolute error over the
+    workload's ``k`` queries, and its wall-clock seconds. Seeded by ``(SEED, n, d, the
+    mechanism's index, repetition)``: the same call gives the same errors."""
+    mechanism = _mechanism(name)
+    gen = np.random.default_rng([SEED, data.n, data.domain.d, NAMES.index(name), repetition])
+    start = time.perf_counter()
+    answers = mechanism.run(data, W, exact, epsilon, delta, gen)
+    elapsed = time.perf_counter() - start
+    gaps = np.abs(np.asarray(answers) - exact)
+    return {"max": float(gaps.max()), "mean": float(gaps.mean()), "seconds": elapsed}
+
+
+def grid_cell(n: int, d: int, mechanisms: Sequence[str] = NAMES) -> dict:
+    """Measure one cell of the map: for each mechanism, :func:`repetitions` runs (or why none),
+    with the max and mean errors of each run; and the errors of the uniform histogram (a
+    data-free answer: every ``l``-way cell ``2^-l``), which any useful release must beat."""
+    n = check.integer(n, "n", minimum=1)
+    d = check.integer(d, "d", minimum=1)
+    for name in mechanisms:
+        _mechanism(name)
+    check.dense_size(2**d)
+    data = cell_data(n, d)
+    W = workload(d)
+    exact = W.answer(data)
+    uniform = np.abs(W.answer(np.full(2**d, 2.0**-d)) - exact)
+    k, tables = sizes(d)
+    cell = {
+        "n": n,
+        "d": d,
+        "k": k,
+        "tables": tables,
+        "uniform": {"max": float(uniform.max()), "mean": float(uniform.mean())},
+        "runs": {},
+    }
+    for name in mechanisms:
+        reps = repetitions(name, n, d)
+        if reps == 0:
+            cell["runs"][name] = {
+                "not_run": f"estimated {seconds(name, n, d):,.0f} s per run, "
+                f"over the {RUN_SECONDS:g} s limit"
+            }
+            continue
+        runs = [run_errors(name, data, W, exact, repetition=r) for r in range(reps)]
+        cell["runs"][name] = {key: [r[key] for r in runs] for key in ("max", "mean", "seconds")}
+    return cell
+
+
+# --- the committed map ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LandscapeMap:
+    """The measured map (``datasets/landscape.json``).
+
+    ``errors[metric]`` (``"max"`` or ``"mean"``) has shape ``(mechanisms, len(ns), len(ds))``:
+    the mean over the runs of each cell, NaN where the mechanism was not run; ``runs`` the
+    number of runs; ``uniform[metric]`` the uniform histogram's error, shape
+    ``(len(ns), len(ds))``; ``not_run`` maps ``(name, n, d)`` to the reason; ``meta`` holds the
+    settings, the grid's size and the benchmark's run time.
+    """
+
+    ns: tuple[int, ...]
+    ds: tuple[int, ...]
+    names: tuple[str, ...]
+    errors: dict
+    runs: np.ndarray
+    uniform: dict
+    not_run: dict
+    meta: dict
+
+    @classmethod
+    def from_json(cls, text: str) -> LandscapeMap:
+        raw = json.loads(text)
+        meta = raw["meta"]
+        ns, ds, names = tuple(meta["ns"]), tuple(meta["ds"]), tuple(meta["mechanisms"])
+        errors = {m: np.full((len(names), len(ns), len(ds)), np.nan) for m in ("max", "mean")}
+        uniform = {m: np.full((len(ns), len(ds)), np.nan) for m in ("max", "mean")}
+        runs = np.zeros((len(names), len(ns), len(ds)), dtype=int)
+        not_run = {}
+        for cell in raw["cells"]:
+            i, j = ns.index(cell["n"]), ds.index(cell["d"])
+            for metric in ("max", "mean"):
+                uniform[metric][i, j] = cell["uniform"][metric]
+            for name, r in cell["runs"].items():
+                m = names.index(name)
+                if "not_run" in r:
+                    not_run[(name, cell["n"], cell["d"])] = r["not_run"]
+                    continue
+                runs[m, i, j] = len(r["max"])
+                for metric in ("max", "mean"):
+                    errors[metric][m, i, j] = float(np.mean(r[metric]))
+        return cls(ns, ds, names, errors, runs, uniform, not_run, meta)
+
+    def not_run_summary(self) -> list[str]:
+        """One line per mechanism not run somewhere: where, and the estimated time per run."""
+        lines = []
+        for name in self.names:
+            cells = [(d, n) for (m, n, d) in self.not_run if m == name]
+            if not cells:
+                continue
+            estimates = [seconds(name, n, d) for d, n in cells]
+            parts = []
+            for d in sorted({d for d, _ in cells}):
+                skipped = sorted(n for dd, n in cells if dd == d)
+                if skipped == [n for n in self.ns if n >= skipped[0]]:
+                    every = "every n" if skipped[0] == self.ns[0] else f"n >= {skipped[0]:,}"
+                    parts.append(f"d = {d} at {every}")
+                else:
+                    parts.append(f"d = {d} at n = {', '.join(f'{n:,}' for n in skipped)}")
+            where = "; ".join(parts)
+            lines.append(
+                f"{MECHANISMS[name].label}: not run at {len(cells)} cells ({where}); estimated "
+                f"{min(estimates):,.0f} to {max(estimates):,.0f} s per run"
+            )
+        return lines
+
+    def describe_winners(self, metric: str = "max", pure: bool = False) -> list[str]:
+        """One line per ``d``: the measured winners along ``n``, as runs of the grid's ``n``."""
+        best = self.winners(metric, pure)
+        lines = []
+        for j, d in enumerate(self.ds):
+            runs, start = [], 0
+            for i in range(1, len(self.ns) + 1):
+                if i == len(self.ns) or best[i, j] != best[start, j]:
+                    span = (f"n = {self.ns[start]:,}" if i - 1 == start
+                            else f"n = {self.ns[start]:,} to {self.ns[i - 1]:,}")  # fmt: skip
+                    runs.append(f"{MECHANISMS[self.names[best[start, j]]].label} ({span})")
+                    start = i
+            lines.append(f"d = {d:2d}: " + ", ".join(runs))
+        return lines
+
+    def winners(self, metric: str = "max", pure: bool = False) -> np.ndarray:
+        """Index (into ``names``) of the mechanism with the smallest measured error in each cell,
+        among the ``eps``-DP ones if ``pure``; -1 where none of them was run."""
+        errors = self.errors[_metric(metric)].copy()
+        if pure:
+            errors[[not MECHANISMS[n].pure for n in self.names]] = np.nan
+        best = np.full(errors.shape[1:], -1)
+        ran = ~np.all(np.isnan(errors), axis=0)
+        best[ran] = np.nanargmin(np.where(np.isnan(errors), np.inf, errors), axis=0)[ran]
+        return best
+
+
+def _metric(metric: object) -> str:
+    if metric not in ("max", "mean"):
+        raise ValueError(f"metric must be 'max' or 'mean', got {metric!r}")
+    return metric
+
+
+@cache
+def load_map() -> LandscapeMap:
+    """The committed map, bundled with the package (made by ``benchmarks/landscape.py``)."""
+    text = resources.files("dpteach.datasets").joinpath("landscape.json").read_text()
+    return LandscapeMap.from_json(text)
+
+
+# --- theory --------------------------------------------------------------------------------------
+
+
+def theory_error(
+    name: str,
+    n: int,
+    d: int,
+    widths: Sequence[int] = WIDTHS,
+    epsilon: float = EPSILON,
+    delta: float = DELTA,
+    metric: str = "max",
+) -> tuple[float, str]:
+    """Mechanism ``name``'s error on all marginals of ``widths`` over ``d`` binary attributes,
+    ``n`` records, from theory, and what kind of number it is:
+
+    * ``"exact"``: the expected max or mean error of the noisy tables and of per-query noise
+      (:func:`dpteach.theory.marginal_laplace_errors` and the like);
+    * ``"approx"``: the noisy histogram's, by a normal approximation
+      (:func:`dpteach.theory.histogram_errors`);
+    * ``"bound"``: a worst-case bound: MWEM (:func:`dpteach.theory.mwem_max_error_bound`),
+      private MW (``3 alpha``, its certified accuracy; 3 where no ``alpha`` is certified),
+      projection (Theorem 9's RMS average error for the mean, and ``sqrt(k)`` times it, the L2
+      error, for the max). A bound of 1 or more says nothing (every answer lies in [0, 1]).
+    """
+    mechanism = _mechanism(name)
+    metric = _metric(metric)
+    n = check.integer(n, "n", minimum=1)
+    d = check.integer(d, "d", minimum=1)
+    widths = _widths(widths, d)
+    epsilon = check.positive(epsilon, "epsilon")
+    delta = check.delta(delta)
+    if not mechanism.pure and delta == 0:
+        raise ValueError(f"{name} is (eps, delta)-DP: it needs delta > 0")
+    mean, top, kind = _theory_errors(name, n, d, widths, epsilon, delta)
+    return (mean if metric == "mean" else top), kind
+
+
+@cache
+def _theory_errors(name, n, d, widths, epsilon, delta) -> tuple[float, float, str]:
+    """``(mean, max, kind)`` of :func:`theory_error` on validated arguments (computed once per
+    setting: the maps ask for both metrics, often)."""
+    mechanism = MECHANISMS[name]
+    k, tables = sizes(d, widths)
+    size = 2**d
+    if name == "query-laplace":
+        return k / (n * epsilon), theory.laplace_expected_max_error(k, n, epsilon), "exact"
+    if name == "query-gaussian":
+        sigma = gaussian_sigma(math.sqrt(k) / n, epsilon, delta)
+        top = theory.gaussian_expected_max_error(k, n, epsilon, delta)
+        return sigma * math.sqrt(2 / math.pi), top, "exact"
+    if name == "tables-laplace":
+        return (*theory.marginal_laplace_errors(k, tables, n, epsilon), "exact")
+    if name == "tables-gaussian":
+        return (*theory.marginal_gaussian_errors(k, tables, n, epsilon, delta), "exact")
+    if name.startswith("histogram"):
+        cells = [2.0 ** (d - w) for w in widths]
+        counts = [2**w * math.comb(d, w) for w in widths]
+        noise = 0.0 if mechanism.pure else delta
+        return (*theory.histogram_errors(cells, counts, n, epsilon, noise), "approx")
+    if name == "mwem":
+        bound = theory.mwem_max_error_bound(size, k, n, epsilon)
+        return bound, bound, "bound"
+    if name == "private-mw":
+        bound = 3 * theory.private_mw_alpha(size, k, n, epsilon)
+        return bound, bound, "bound"
+    width = theory.gaussian_width_bound(k, size, radius=math.sqrt(tables))
+    average = theory.projection_average_error(width, k, n, epsilon, delta)
+    return average, math.sqrt(k) * average, "bound"
+
+
+# --- which mechanism for me? ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One mechanism's error for a setting: ``value`` and where it comes from (``"measured"``:
+    read off the map at the effective size ``n_eff``; ``"exact"``, ``"approx"`` or ``"bound"``:
+    :func:`theory_error`)."""
+
+    value: float
+    source: str
+    n_eff: float | None = None
+    interpolated: bool = False
+
+
+def effective_n(name: str, n: int, epsilon: float, delta: float) -> float:
+    """The ``n`` at which the map's setting (``eps = 1``, ``delta = 1e-6``) gives mechanism
+    ``name`` the same noise as ``(n, epsilon, delta)``: ``n eps`` for the Laplace-based ones
+    (every scale is ``c / (n eps)``; MWEM's rounds and private MW's ``alpha`` depend on ``n eps``
+    only), ``n sigma_1(1, 1e-6) / sigma_1(eps, delta)`` for the Gaussian ones (``sigma_1`` the
+    noise of sensitivity 1). Only the data then differ: ``n_eff`` records instead of ``n``."""
+    mechanism = _mechanism(name)
+    if mechanism.pure:
+        return n * epsilon
+    return n * gaussian_sigma(1.0, EPSILON, DELTA) / gaussian_sigma(1.0, epsilon, delta)
+
+
+def _interpolate(table: np.ndarray, ns: Sequence[int], ds: Sequence[int], n: float, d: int):
+    """Interpolation of a positive ``table[n, d]``, linear in ``(log n, d)`` on the log of the
+    values (``None`` outside the grid or next to a cell not run)."""
+    if not (ns[0] <= n <= ns[-1] and ds[0] <= d <= ds[-1]):
+        return None
+    logs = np.log(table)
+    x, y = np.log(np.asarray(ns, dtype=float)), np.asarray(ds, dtype=float)
+    i = min(int(np.searchsorted(x, math.log(n), side="right")) - 1, len(ns) - 2)
+    j = min(int(np.searchsorted(y, d, side="right")) - 1, len(ds) - 2)
+    t, u = (math.log(n) - x[i]) / (x[i + 1] - x[i]), (d - y[j]) / (y[j + 1] - y[j])
+    weights = np.outer([1 - t, t], [1 - u, u])
+    used = weights > 0  # a grid point needs only its own cell
+    corners = logs[i : i + 2, j : j + 2][used]
+    if not np.all(np.isfinite(corners)):
+        return None
+    return float(math.exp(np.sum(weights[used] * corners)))
+
+
+def estimates(
+    n: int,
+    d: int,
+    widths: Sequence[int] = WIDTHS,
+    epsilon: float = EPSILON,
+    delta: float = 0.0,
+    metric: str = "max",
+) -> dict[str, Estimate]:
+    """Every eligible mechanism's error for the setting (the ``eps``-DP ones only when
+    ``delta = 0``): measured, from the map at :func:`effective_n`, wherever the map covers the
+    setting (its workload, ``d`` and ``n_eff`` within its grid, the mechanism run in the
+    surrounding cells), else from :func:`theory_error`; ``inf`` (``"infeasible"``) for a
+    mechanism that needs a histogram over more than the dense limit's ``2^24`` cells."""
+    n = check.integer(n, "n", minimum=1)
+    d = check.integer(d, "d", minimum=1)
+    widths = _widths(widths, d)
+    epsilon = check.positive(epsilon, "epsilon")
+    delta = check.delta(delta)
+    metric = _metric(metric)
+    measured = load_map() if widths == WIDTHS else None
+    out = {}
+    for name, mechanism in MECHANISMS.items():
+        if delta == 0 and not mechanism.pure:
+            continue
+        if mechanism.dense and 2**d > check.MAX_DENSE_SIZE:
+            out[name] = Estimate(math.inf, "infeasible")
+            continue
+        if measured is not None:
+            n_eff = effective_n(name, n, epsilon, delta)
+            table = measured.errors[metric][measured.names.index(name)]
+            value = _interpolate(table, measured.ns, measured.ds, n_eff, d)
+            if value is not None:
+                on_grid = d in measured.ds and any(math.isclose(n_eff, g) for g in measured.ns)
+                out[name] = Estimate(value, "measured", n_eff, interpolated=not on_grid)
+                continue
+        out[name] = Estimate(*theory_error(name, n, d, widths, epsilon, delta, metric))
+    return out
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """What :func:`recommend` returns: the ``mechanism`` (a key of :data:`MECHANISMS`, or
+    ``None`` when no mechanism's error is below 1), its ``label``, the ``reason`` in words, and
+    every eligible mechanism's :class:`Estimate`."""
+
+    mechanism: str | None
+    label: str
+    reason: str
+    estimates: dict
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.reason}"
+
+
+_SOURCE = {
+    "measured": "measured",
+    "exact": "expected, exact",
+    "approx": "expected, approx.",
+    "bound": "worst-case bound",
+    "infeasible": "not runnable: a histogram over 2^d cells passes the dense limit",
+}
+
+
+def recommend(
+    n: int,
+    d: int,
+    widths: Sequence[int] = WIDTHS,
+    epsilon: float = EPSILON,
+    delta: float = 0.0,
+    metric: str = "max",
+) -> Recommendation:
+    """Which mechanism to use for all marginals of ``widths`` over ``d`` binary attributes and
+    ``n`` records, at ``epsilon``-DP (``delta = 0``) or ``(epsilon, delta)``-DP, to make the
+    ``metric`` (``"max"`` or ``"mean"``) error smallest: the smallest of :func:`estimates`.
+
+    Measured errors come first where the map covers the setting; elsewhere the baselines'
+    expected errors are exact (or a normal approximation), while MWEM, private MW and the
+    projection mechanism have only worst-case bounds, which their measured errors beat by a
+    wide margin: the reason says which numbers were compared. Replace-one neighbours; under
+    add/remove (private-pgm, smartnoise) a Laplace ``eps`` is ``2 eps`` here.
+    """
+    d = check.integer(d, "d", minimum=1)
+    if d > 64:
+        raise ValueError(f"d must be at most 64 binary attributes (|X| = 2^d), got {d}")
+    all_estimates = estimates(n, d, widths, epsilon, delta, metric)
+    ranked = sorted(all_estimates, key=lambda m: all_estimates[m].value)
+    best, second = ranked[0], ranked[1]
+    e, f = all_estimates[best], all_estimates[second]
+    k, tables = sizes(d, widths)
+
+    def said(name: str, x: Estimate) -> str:
+        where = ""
+        if x.source == "measured":
+            how = "interpolated between grid cells, " if x.interpolated else ""
+            where = f", {how}at n_eff = {x.n_eff:,.0f}"
+        return f"{MECHANISMS[name].label} {x.value:.2g} ({_SOURCE[x.source]}{where})"
+
+    privacy = f"eps = {epsilon:g}" + (f", delta = {delta:g}" if delta > 0 else " (pure DP)")
+    reason = (
+        f"smallest {metric} error for k = {k:,} queries in T = {tables:,} tables, "
+        f"|X| = 2^{d}, n = {n:,}, {privacy}: {said(best, e)}, next {said(second, f)}."
+    )
+    typical = 2.0 ** -max(_widths(widths, d))
+    if e.value >= typical:
+        reason += (
+            f" Even that is no smaller than a typical cell of the widest table "
+            f"({typical:g}): more data, a larger epsilon or fewer queries are needed."
+        )
+    bounded = [MECHANISMS[m].label for m, x in all_estimates.items() if x.source == "bound"]
+    if bounded:
+        reason += (
+            f" Not measured here: {', '.join(bounded)}, whose worst-case bounds overstate their "
+            "error (on the map, MWEM's measured errors are far below its bound)."
+        )
+    if e.value >= 1:
+        reason = "no mechanism is useful here (an error of 1 or more says nothing): " + reason
+        return Recommendation(None, "none", reason, all_estimates)
+    return Recommendation(best, MECHANISMS[best].label, reason, all_estimates)
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+
+def _edges(values: Sequence[float], log: bool) -> np.ndarray:
+    """Cell edges around grid values: midpoints, and half a step beyond each end."""
+    v = np.log10(values) if log else np.asarray(values, dtype=float)
+    mid = (v[1:] + v[:-1]) / 2
+    out = np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
+    return 10**out if log else out
+
+
+def _text_color(hex_color: str) -> str:
+    r, g, b = (int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
+
+
+def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None) -> None:
+    """Colour cell ``(n, d)`` by the mechanism ``winners[i, j]`` (an index into :data:`NAMES`,
+    -1: none) and write its error ``values[i, j]``; cells where ``theory[i, j]`` are hatched
+    (the winner's error comes from theory, not from the map) and cells where ``poor[i, j]`` get
+    a cross (no better than the data-free uniform answer). A cell with winner -1 (no error
+    below 1, which says nothing: every answer lies in [0, 1]) is left white, marked "≥ 1"."""
+    from matplotlib.colors import ListedColormap
+
+    colors = [MECHANISMS[name].color for name in NAMES]
+    shown = np.ma.masked_less(np.asarray(winners, dtype=float), 0)
+    xe, ye = _edges(ns, True), _edges(ds, False)
+    ax.set(xlim=(xe[0], xe[-1]), ylim=(ye[0], ye[-1]))
+    ax.pcolormesh(_edges(ns, True), _edges(ds, False), shown.T, cmap=ListedColormap(colors),
+                  vmin=-0.5, vmax=len(NAMES) - 0.5, edgecolors="white", linewidth=0.5)  # fmt: skip
+    for i, n in enumerate(ns):
+        for j, d in enumerate(ds):
+            if winners[i, j] < 0:
+                ax.text(n, d, "≥ 1", ha="center", va="center", fontsize=7, color="grey")
+                continue
+            color = _text_color(colors[winners[i, j]])
+            label = f"{values[i, j]:.2g}" + ("×" if poor is not None and poor[i, j] else "")
+            style = "italic" if theory is not None and theory[i, j] else "normal"
+            ax.text(n, d, label, ha="center", va="center", fontsize=7, color=color,
+                    fontstyle=style)  # fmt: skip
+            if theory is not None and theory[i, j]:
+                w = _edges(ns, True)
+                ax.fill_between([w[i], w[i + 1]], d - 2, d + 2, facecolor="none",
+                                edgecolor=color, hatch="///", linewidth=0, alpha=0.5)  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlabel("records $n$")
+    ax.set_ylabel(r"binary attributes $d$ ($|\mathcal{X}| = 2^d$)")
+    ax.set_yticks(ds)
+    ax.grid(False)
+
+
+def theory_winners(metric: str = "max", pure: bool = False, ns=NS, ds=DS) -> np.ndarray:
+    """The index (into :data:`NAMES`) of the mechanism with the smallest :func:`theory_error`
+    at each ``(n, d)`` of the map's setting (``eps``-DP ones only if ``pure``), or -1 where
+    none is below 1 (no useful guarantee)."""
+    return _theory_winners(_metric(metric), bool(pure), tuple(ns), tuple(ds)).copy()
+
+
+@cache
+def _theory_winners(metric: str, pure: bool, ns: tuple, ds: tuple) -> np.ndarray:
+    names = [m for m in NAMES if MECHANISMS[m].pure or not pure]
+    best = np.zeros((len(ns), len(ds)), dtype=int)
+    for i, n in enumerate(ns):
+        for j, d in enumerate(ds):
+            errors = [theory_error(m, n, d, metric=metric)[0] for m in names]
+            smallest = int(np.argmin(errors))
+            best[i, j] = NAMES.index(names[smallest]) if errors[smallest] < 1 else -1
+    return best
+
+
+def draw_theory_boundaries(ax, metric: str = "max", pure: bool = False) -> None:
+    """Dashed lines where the mechanism with the smallest error *in theory*
+    (:func:`theory_error`, at the map's setting) changes, on a fine grid of ``n`` and ``d``
+    (drawn as the edges between its cells); where no mechanism's theory promises an error below
+    1 counts as a region of its own."""
+    from matplotlib.collections import LineCollection
+
+    ns = np.geomspace(NS[0] / 1.5, NS[-1] * 1.5, 25)
+    ds = tuple(range(DS[0] - 1, DS[-1] + 2, 2))
+    best = _theory_winners(metric, pure, tuple(int(x) for x in ns), ds)
+    x, y = _edges(ns, True), _edges(ds, False)
+    segments = [
+        [(x[i + 1], y[j]), (x[i + 1], y[j + 1])]
+        for i in range(len(ns) - 1)
+        for j in range(len(ds))
+        if best[i, j] != best[i + 1, j]
+    ]
+    segments += [
+        [(x[i], y[j + 1]), (x[i + 1], y[j + 1])]
+        for i in range(len(ns))
+        for j in range(len(ds) - 1)
+        if best[i, j] != best[i, j + 1]
+    ]
+    ax.add_collection(LineCollection(segments, colors="black", linestyles="--", linewidths=1.3))
+
+
+def plot_map(grid: LandscapeMap):
+    """Chapter 06's map: the measured winner of each cell for the max and the mean error,
+    among the ``eps``-DP mechanisms (top) and all of them at ``delta = 1e-6`` (bottom), with the
+    theory's boundaries dashed."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from . import viz
+
+    fig, axes = viz.subplots(ncols=2, nrows=2, figsize=(viz.PAGE_WIDTH_IN, 6.6),
+                             sharex=True, sharey=True)  # fmt: skip
+    for row, pure in zip(axes, (True, False)):
+        for ax, metric in zip(row, ("max", "mean")):
+            best = grid.winners(metric, pure=pure)
+            values = np.take_along_axis(grid.errors[metric], best[None], axis=0)[0]
+            poor = values >= grid.uniform[metric]
+            best = np.where(values < 1, best, -1)
+            draw_winners(ax, grid.ns, grid.ds, best, values, poor=poor)
+            draw_theory_boundaries(ax, metric, pure)
+            privacy = r"$\varepsilon$-DP" if pure else r"$(\varepsilon, \delta)$-DP allowed"
+            ax.set_title(f"{metric} error, {privacy}", fontsize=9)
+            ax.label_outer()
+    handles = [Patch(color=MECHANISMS[m].color, label=MECHANISMS[m].label) for m in NAMES]
+    handles.append(Line2D([], [], color="black", linestyle="--", label="theory's boundaries"))
+    handles.append(Line2D([], [], color="black", marker="$×$", linestyle="none",
+                          label="no better than uniform"))  # fmt: skip
+    fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)
+    return fig
+
+
+def plot_slices(grid: LandscapeMap, ds: Sequence[int] = (8, 20), metric: str = "max"):
+    """Each mechanism's measured error against ``n`` (markers: the mean of its runs) at a few
+    ``d`` of the map, with its theory curve (:func:`theory_error`) dashed in the same colour."""
+    from . import viz
+
+    fig, axes = viz.subplots(ncols=len(ds), figsize=(viz.PAGE_WIDTH_IN, 4.4), sharey=True)
+    fine = np.geomspace(grid.ns[0], grid.ns[-1], 25).astype(int)
+    for ax, d in zip(np.atleast_1d(axes), ds):
+        j = grid.ds.index(d)
+        for m, name in enumerate(grid.names):
+            color, label = MECHANISMS[name].color, MECHANISMS[name].label
+            ax.plot(grid.ns, grid.errors[metric][m, :, j], "o-", color=color, label=label,
+                    markersize=4)  # fmt: skip
+            curve = [theory_error(name, int(n), d, metric=metric)[0] for n in fine]
+            viz.bound(ax, fine, curve, "_", color=color)
+        ax.plot(grid.ns, grid.uniform[metric][:, j], ":", color="grey", label="uniform answer")
+        k, tables = sizes(d)
+        ax.set(xscale="log", yscale="log", xlabel="records $n$",
+               title=f"d = {d}: k = {k:,} queries, T = {tables:,} tables")  # fmt: skip
+        ax.title.set_fontsize(9)
+        ax.set_ylim(top=2)  # above 1 an error says nothing: every answer lies in [0, 1]
+    np.atleast_1d(axes)[0].set_ylabel(f"{metric} error (dashed: theory)")
+    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center",
+               ncols=4, fontsize=7)  # fmt: skip
+    return fig
+
+
+#: The explorable's workloads: a label and its marginal widths.
+WORKLOADS = {"1-way": (1,), "2-way": (2,), "2- and 3-way": (2, 3), "3-way": (3,), "4-way": (4,)}
+
+
+def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> None:
+    """The map :func:`recommend` reads, at ``epsilon`` for the marginals of ``workload`` (a key
+    of :data:`WORKLOADS`): each cell coloured by the mechanism with the smallest
+    :func:`estimates`, ``eps``-DP only (left) and with ``delta = 1e-6`` (right). Hatched cells
+    (italic numbers) come from theory: the map does not cover them."""
+    from matplotlib.patches import Patch
+
+    from . import viz
+
+    widths = WORKLOADS[workload]
+    fig, axes = viz.subplots(ncols=2, figsize=(viz.PAGE_WIDTH_IN, 4.2), sharey=True)
+    for ax, delta in zip(axes, (0.0, DELTA)):
+        best = np.full((len(NS), len(DS)), -1)
+        values, from_theory = np.zeros(best.shape), np.zeros(best.shape, dtype=bool)
+        for i, n in enumerate(NS):
+            for j, d in enumerate(DS):
+                if d < max(widths):
+                    continue
+                found = estimates(n, d, widths, epsilon, delta, metric)
+                name = min(found, key=lambda m: found[m].value)
+                values[i, j] = found[name].value
+                best[i, j] = NAMES.index(name) if values[i, j] < 1 else -1
+                from_theory[i, j] = found[name].source != "measured"
+        draw_winners(ax, NS, DS, best, values, theory=from_theory)
+        privacy = "pure DP" if delta == 0 else r"$\delta = 10^{-6}$ allowed"
+        ax.set_title(f"{workload} marginals, ε = {epsilon:g}, {privacy}", fontsize=9)
+        ax.label_outer()
+    handles = [Patch(color=MECHANISMS[m].color, label=MECHANISMS[m].label) for m in NAMES]
+    fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)
