@@ -3,20 +3,25 @@
 Each is a pure function of its arguments written with :mod:`dpteach.viz` (most are a chapter's
 explorable, ``widgets.explorable(figures.median_run_figure, ...)``); the experiments they draw
 live with the mathematics (:mod:`dpteach.adaptive`, :mod:`dpteach.projection`,
-:mod:`dpteach.reconstruction`), which imports nothing from here or from the drawing layer.
+:mod:`dpteach.reconstruction`, :mod:`dpteach.landscape`), which imports nothing from here or
+from the drawing layer.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
-from matplotlib.colors import to_rgba
+from matplotlib.collections import LineCollection
+from matplotlib.colors import ListedColormap, to_rgba
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 from scipy.spatial import ConvexHull
 
 from . import _validate as check
-from . import adaptive, projection, reconstruction, theory, viz
+from . import adaptive, landscape, projection, reconstruction, theory, viz
 from .adaptive import Transcript
 from .median import _sample_counts, best_candidate
 from .queries import Workload
@@ -269,3 +274,167 @@ def attack_figure(noise: float, n: int, ratio: int) -> None:
     ax.set_ylim(top=1.3 * ax.get_ylim()[1])  # room for the legend above the bars
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.legend(fontsize=8, loc="upper center", ncols=3, columnspacing=1.0)
+
+
+# --- Chapter 06: the landscape -------------------------------------------------------------------
+
+
+def _edges(values: Sequence[float], log: bool) -> np.ndarray:
+    """Cell edges around grid values: midpoints, and half a step beyond each end."""
+    v = np.log10(values) if log else np.asarray(values, dtype=float)
+    mid = (v[1:] + v[:-1]) / 2
+    out = np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
+    return 10**out if log else out
+
+
+def _text_color(hex_color: str) -> str:
+    r, g, b = (int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
+
+
+def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None) -> None:
+    """Colour cell ``(n, d)`` by the mechanism ``winners[i, j]`` (an index into
+    :data:`~dpteach.landscape.NAMES`,
+    -1: none) and write its error ``values[i, j]``; cells where ``theory[i, j]`` are hatched
+    (the winner's error comes from theory, not from the map) and cells where ``poor[i, j]`` get
+    a cross (no better than the data-free uniform answer). A cell with winner -1 (no error
+    below 1, which says nothing: every answer lies in [0, 1]) is left white, marked "≥ 1"."""
+
+    colors = [landscape.MECHANISMS[name].color for name in landscape.NAMES]
+    shown = np.ma.masked_less(np.asarray(winners, dtype=float), 0)
+    xe, ye = _edges(ns, True), _edges(ds, False)
+    ax.set(xlim=(xe[0], xe[-1]), ylim=(ye[0], ye[-1]))
+    ax.pcolormesh(_edges(ns, True), _edges(ds, False), shown.T, cmap=ListedColormap(colors),
+                  vmin=-0.5, vmax=len(landscape.NAMES) - 0.5, edgecolors="white",
+                  linewidth=0.5)  # fmt: skip
+    for i, n in enumerate(ns):
+        for j, d in enumerate(ds):
+            if winners[i, j] < 0:
+                ax.text(n, d, "≥ 1", ha="center", va="center", fontsize=7, color="grey")
+                continue
+            color = _text_color(colors[winners[i, j]])
+            label = f"{values[i, j]:.2g}" + ("×" if poor is not None and poor[i, j] else "")
+            style = "italic" if theory is not None and theory[i, j] else "normal"
+            ax.text(n, d, label, ha="center", va="center", fontsize=7, color=color,
+                    fontstyle=style)  # fmt: skip
+            if theory is not None and theory[i, j]:
+                w = _edges(ns, True)
+                ax.fill_between([w[i], w[i + 1]], d - 2, d + 2, facecolor="none",
+                                edgecolor=color, hatch="///", linewidth=0, alpha=0.5)  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlabel("records $n$")
+    ax.set_ylabel(r"binary attributes $d$ ($|\mathcal{X}| = 2^d$)")
+    ax.set_yticks(ds)
+    ax.grid(False)
+
+
+def draw_theory_boundaries(ax, metric: str = "max", pure: bool = False) -> None:
+    """Dashed lines where the mechanism with the smallest error *in theory*
+    (:func:`~dpteach.landscape.theory_error`, at the map's setting) changes, on a fine grid of
+    ``n`` and ``d``
+    (drawn as the edges between its cells); where no mechanism's theory promises an error below
+    1 counts as a region of its own."""
+    ns = np.geomspace(landscape.NS[0] / 1.5, landscape.NS[-1] * 1.5, 25)
+    ds = tuple(range(landscape.DS[0] - 1, landscape.DS[-1] + 2, 2))
+    best = landscape.theory_winners(metric, pure, tuple(int(x) for x in ns), ds)
+    x, y = _edges(ns, True), _edges(ds, False)
+    segments = [
+        [(x[i + 1], y[j]), (x[i + 1], y[j + 1])]
+        for i in range(len(ns) - 1)
+        for j in range(len(ds))
+        if best[i, j] != best[i + 1, j]
+    ]
+    segments += [
+        [(x[i], y[j + 1]), (x[i + 1], y[j + 1])]
+        for i in range(len(ns))
+        for j in range(len(ds) - 1)
+        if best[i, j] != best[i, j + 1]
+    ]
+    ax.add_collection(LineCollection(segments, colors="black", linestyles="--", linewidths=1.3))
+
+
+def plot_map(grid: landscape.LandscapeMap):
+    """Chapter 06's map: the measured winner of each cell for the max and the mean error,
+    among the ``eps``-DP mechanisms (top) and all of them at ``delta = 1e-6`` (bottom), with the
+    theory's boundaries dashed."""
+    fig, axes = viz.subplots(ncols=2, nrows=2, figsize=(viz.PAGE_WIDTH_IN, 6.6),
+                             sharex=True, sharey=True)  # fmt: skip
+    for row, pure in zip(axes, (True, False)):
+        for ax, metric in zip(row, ("max", "mean")):
+            best = grid.winners(metric, pure=pure)
+            values = np.take_along_axis(grid.errors[metric], best[None], axis=0)[0]
+            poor = values >= grid.uniform[metric]
+            best = np.where(values < 1, best, -1)
+            draw_winners(ax, grid.ns, grid.ds, best, values, poor=poor)
+            draw_theory_boundaries(ax, metric, pure)
+            privacy = r"$\varepsilon$-DP" if pure else r"$(\varepsilon, \delta)$-DP allowed"
+            ax.set_title(f"{metric} error, {privacy}", fontsize=9)
+            ax.label_outer()
+    handles = [
+        Patch(color=landscape.MECHANISMS[m].color, label=landscape.MECHANISMS[m].label)
+        for m in landscape.NAMES
+    ]
+    handles.append(Line2D([], [], color="black", linestyle="--", label="theory's boundaries"))
+    handles.append(Line2D([], [], color="black", marker="$×$", linestyle="none",
+                          label="no better than uniform"))  # fmt: skip
+    fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)
+    return fig
+
+
+def plot_slices(grid: landscape.LandscapeMap, ds: Sequence[int] = (8, 20), metric: str = "max"):
+    """Each mechanism's measured error against ``n`` (markers: the mean of its runs) at a few
+    ``d`` of the map, with its theory curve (:func:`~dpteach.landscape.theory_error`) dashed in
+    the same colour."""
+
+    fig, axes = viz.subplots(ncols=len(ds), figsize=(viz.PAGE_WIDTH_IN, 4.4), sharey=True)
+    fine = np.geomspace(grid.ns[0], grid.ns[-1], 25).astype(int)
+    for ax, d in zip(np.atleast_1d(axes), ds):
+        j = grid.ds.index(d)
+        for m, name in enumerate(grid.names):
+            color, label = landscape.MECHANISMS[name].color, landscape.MECHANISMS[name].label
+            ax.plot(grid.ns, grid.errors[metric][m, :, j], "o-", color=color, label=label,
+                    markersize=4)  # fmt: skip
+            curve = [landscape.theory_error(name, int(n), d, metric=metric)[0] for n in fine]
+            viz.bound(ax, fine, curve, "_", color=color)
+        ax.plot(grid.ns, grid.uniform[metric][:, j], ":", color="grey", label="uniform answer")
+        k, tables = landscape.sizes(d)
+        ax.set(xscale="log", yscale="log", xlabel="records $n$",
+               title=f"d = {d}: k = {k:,} queries, T = {tables:,} tables")  # fmt: skip
+        ax.title.set_fontsize(9)
+        ax.set_ylim(top=2)  # above 1 an error says nothing: every answer lies in [0, 1]
+    np.atleast_1d(axes)[0].set_ylabel(f"{metric} error (dashed: theory)")
+    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside lower center",
+               ncols=4, fontsize=7)  # fmt: skip
+    return fig
+
+
+def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> None:
+    """The map :func:`recommend` reads, at ``epsilon`` for the marginals of ``workload`` (a key
+    of :data:`landscape.WORKLOADS`): each cell coloured by the mechanism with the smallest
+    :func:`~dpteach.landscape.estimates`, ``eps``-DP only (left) and with ``delta = 1e-6``
+    (right). Hatched cells
+    (italic numbers) come from theory: the map does not cover them."""
+
+    widths = landscape.WORKLOADS[workload]
+    fig, axes = viz.subplots(ncols=2, figsize=(viz.PAGE_WIDTH_IN, 4.2), sharey=True)
+    for ax, delta in zip(axes, (0.0, landscape.DELTA)):
+        best = np.full((len(landscape.NS), len(landscape.DS)), -1)
+        values, from_theory = np.zeros(best.shape), np.zeros(best.shape, dtype=bool)
+        for i, n in enumerate(landscape.NS):
+            for j, d in enumerate(landscape.DS):
+                if d < max(widths):
+                    continue
+                found = landscape.estimates(n, d, widths, epsilon, delta, metric)
+                name = min(found, key=lambda m: found[m].value)
+                values[i, j] = found[name].value
+                best[i, j] = landscape.NAMES.index(name) if values[i, j] < 1 else -1
+                from_theory[i, j] = found[name].source != "measured"
+        draw_winners(ax, landscape.NS, landscape.DS, best, values, theory=from_theory)
+        privacy = "pure DP" if delta == 0 else r"$\delta = 10^{-6}$ allowed"
+        ax.set_title(f"{workload} marginals, ε = {epsilon:g}, {privacy}", fontsize=9)
+        ax.label_outer()
+    handles = [
+        Patch(color=landscape.MECHANISMS[m].color, label=landscape.MECHANISMS[m].label)
+        for m in landscape.NAMES
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)
