@@ -83,7 +83,7 @@ def plot_errors(
         if np.any(e > top):
             ax.plot(i[e > top], np.full(np.sum(e > top), top), "^", markersize=4,
                     color=viz.PALETTE[color], label=f"{label.split()[0]} > {top:g}η")  # fmt: skip
-    viz.bound(ax, end, [1.25, 1.25], r"$5\eta/4$ on the sample, if the noise stays in its margins")
+    viz.bound(ax, end, [1.25, 1.25], "$5\\eta/4$ on the sample, if the\nnoise stays in its margins")
     ax.set(xlabel="query $i$", ylabel=r"error / $\eta$", ylim=(0, top * 1.05))
     ax.legend(fontsize=7)
 
