@@ -62,7 +62,8 @@ def plot_errors(
 ):
     """Each answer's error on the sample and on the population, with ``eta`` dashed; with
     ``top``, in units of ``eta`` on a fixed axis up to ``top``, with the private route's
-    ``5 eta / 4`` instead, and errors beyond the axis drawn as triangles at its top."""
+    ``5 eta / 4`` instead (a bound on the sample error only, on the event that the noise stays in
+    its margins), and errors beyond the axis drawn as triangles at its top."""
     h = _sample_counts(sample)
     end = [0, len(transcript.answers)]
     errors = [transcript.errors(h / h.sum()), transcript.errors(population)]
@@ -82,7 +83,7 @@ def plot_errors(
         if np.any(e > top):
             ax.plot(i[e > top], np.full(np.sum(e > top), top), "^", markersize=4,
                     color=viz.PALETTE[color], label=f"{label.split()[0]} > {top:g}η")  # fmt: skip
-    viz.bound(ax, end, [1.25, 1.25], r"$5\eta/4$: good-event guarantee")
+    viz.bound(ax, end, [1.25, 1.25], "$5\\eta/4$ on the sample, if the\nnoise stays in its margins")
     ax.set(xlabel="query $i$", ylabel=r"error / $\eta$", ylim=(0, top * 1.05))
     ax.legend(fontsize=7)
 
@@ -211,11 +212,14 @@ def explore_figure(epsilon: float, n: int, m: int) -> None:
     ns = np.geomspace(projection.EXPLORE_N[0] / 1.3, projection.EXPLORE_N[1] * 1.3, 40)
     exact = np.array([theory.gaussian_average_error(m, round(k), *args[1:]) for k in ns])
     ratio = np.array([theory.projection_error_ratio(m, round(k), *args) for k in ns])
+    crossover = theory.projection_crossover_n(m, *args)
+    dimension = math.sqrt(min(m, projection.EXPLORE_DOMAIN - 1) / m)
     for level, alpha, label in _BANDS:  # where the bound promises something, along n
-        inside = ns[ratio <= level]
-        if inside.size:
-            left.axvspan(ns[0], inside.max(), color=viz.PALETTE["green"], alpha=alpha,
-                         linewidth=0, label=label)  # fmt: skip
+        # ratio <= level: everywhere by the dimension of K_Q, else for n <= crossover level^2
+        edge = ns[-1] if dimension <= level else min(crossover * level**2, ns[-1])
+        if edge > ns[0]:
+            left.axvspan(ns[0], edge, color=viz.PALETTE["green"], alpha=alpha, linewidth=0,
+                         label=label)  # fmt: skip
     viz.bound(left, ns, exact, "no projection (exact)", color=viz.PALETTE["vermillion"])
     viz.bound(left, ns, ratio * exact, r"projected: bound (Thm 9, dim $K_Q$)",
               color=viz.PALETTE["blue"])  # fmt: skip
@@ -241,7 +245,7 @@ def explore_figure(epsilon: float, n: int, m: int) -> None:
                label=f"this run: {removed:.0%} removed")  # fmt: skip
     right.set(xscale="log", yscale="log", xlim=(ns[0], ns[-1]), ylim=(ms[0], ms[-1]),
               xlabel="number of people $n$", ylabel="number of queries $m$")  # fmt: skip
-    right.set_title(f"n = {n:,}, |X| = {projection.EXPLORE_DOMAIN}", fontsize=9)
+    right.set_title(f"n = {n:,}, ε = {epsilon:.3g}, |X| = {projection.EXPLORE_DOMAIN}", fontsize=9)
     right.legend(fontsize=7, loc="lower right")
     for ax in (left, right):
         ax.minorticks_off()  # a tick at every decade reads as well, and draws much faster

@@ -400,7 +400,8 @@ def ic_noise_onset(bound: float, alpha: float, delta: float = 0.0) -> float:
     the error the proof of Lecture 7, Theorem 5 allows an estimate. That is
     ``n eps = 8B/alpha`` for pure DP and ``16 sqrt(B ln(1/delta))/alpha`` for ``delta > 0``.
 
-    Below it a typical estimate errs by more than ``alpha/4``: whether a round stops or updates,
+    Below it the Laplace scale exceeds ``alpha/4`` (not a single draw: each estimate's error is
+    random), so estimates often err by more than ``alpha/4``: whether a round stops or updates,
     and in which direction, is decided mostly by the noise, so the KL potential can rise. It is
     a scale, not a guarantee: the guarantee (:func:`ic_sample_size`) asks that the worst of
     ``2B`` losses stay below ``alpha/4``, a factor ``2 ln(2kB/beta) + ln(2B/beta)`` more data.
@@ -580,9 +581,10 @@ def claim1_alpha(k: int, n_prime: int) -> float:
 
 
 def median_premise_eta(k: int, domain_size: int, n_prime: int) -> float:
-    """The smallest ``eta`` for which Theorem 2's premise holds for *every* sample and every ``k``
-    statistical queries when the candidates are all databases of ``n'`` records (Lecture 4): some
-    candidate ``S*`` within ``eta/4`` of the sample on every query.
+    """The smallest ``eta`` for which the halving argument's requirement (Lecture 4, proof of
+    Theorem 2) holds for *every* sample and every ``k`` statistical queries when the candidates
+    are all databases of ``n'`` records: some candidate ``S*`` within ``eta/4`` of the sample on
+    every query.
 
     Two ways to find one: Claim 1 (``n' >= ln(4k) / (2 (eta/4)^2)``, whatever ``|X|``), and
     rounding, which needs no ``k``: round ``n' p_S`` to integers, up at the ``r`` largest
