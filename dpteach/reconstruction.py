@@ -12,9 +12,9 @@ answer is the subset sum ``q . d``. A mechanism answers ``m`` queries *within er
   total violation ``sum_j |a_j - q_j . x|`` over ``0 <= x <= 1``, the form of Dwork, McSherry and
   Talwar 2007) and rounding at 1/2, and :func:`feasibility_decode`, Dinur and Nissim's own
   program (any ``0 <= x <= 1`` with every ``|a_j - q_j . x| <= E``). Dinur and Nissim prove that
-  ``n log^2 n`` random queries answered within ``E = o(sqrt n)`` let theirs recover all but
-  ``o(n)`` bits with high probability; Dwork, McSherry and Talwar that the L1 objective also
-  survives a fraction of arbitrarily wrong answers (:func:`corrupt`);
+  ``n lg^2 n`` random queries (``lg = log2``) answered within ``E = o(sqrt n)`` let theirs
+  recover all but ``o(n)`` bits with high probability; Dwork, McSherry and Talwar that the L1
+  objective also survives a fraction of arbitrarily wrong answers (:func:`corrupt`);
 * :func:`laplace_answers`, the same queries answered with differential privacy, against which
   no attacker recovers more than a fraction ``e^eps / (1 + e^eps)`` of the bits of a uniformly
   random secret in expectation (:func:`dpteach.theory.reconstruction_bound`).
@@ -241,10 +241,10 @@ def feasibility_decode(queries: object, answers: object, *, error: float) -> np.
     ``|a_j - q_j . x| <= E`` for every query (the vertex HiGHS finds), to be rounded at 1/2.
 
     Feasible whenever the answers are within ``E`` of a database (the secret is a solution);
-    with ``n log^2 n`` random subset queries and ``E = o(sqrt n)`` every such ``x`` rounds to
-    all but ``o(n)`` bits of the secret with high probability (Dinur and Nissim 2003). A
-    ``ValueError`` if no ``x`` is within ``E`` of every answer (some answer is wrong by more:
-    then use :func:`lp_decode`). Same size limit as :func:`lp_decode`.
+    with ``n lg^2 n`` random subset queries (``lg = log2``) and ``E = o(sqrt n)`` every such
+    ``x`` rounds to all but ``o(n)`` bits of the secret with high probability (Dinur and Nissim
+    2003). A ``ValueError`` if no ``x`` is within ``E`` of every answer (some answer is wrong by
+    more: then use :func:`lp_decode`). Same size limit as :func:`lp_decode`.
     """
     from scipy import optimize, sparse
 

@@ -764,8 +764,9 @@ def lp_decoding_heuristic(error: float, m: int) -> float:
     whose inverse has diagonal ``4n/(n+1)``, about 4), so each ``x_i`` is off by about
     ``N(0, 4E^2/m)`` and lands on the right side of 1/2 with probability ``Phi(sqrt(m)/(4E))``.
     The box ``0 <= x <= 1`` and ``m`` near ``n`` are ignored. In units of ``sqrt(n)``:
-    ``Phi(sqrt(m/n) / (4 E/sqrt(n)))``, so the collapse moves like ``sqrt(m/n)``. Chapter 06,
-    Exercise 3.
+    ``Phi(sqrt(m/n) / (4 E/sqrt(n)))``, so the heuristic's collapse moves like ``sqrt(m/n)``; the
+    measured one fits it for ``m/n <= 2`` and moves faster beyond, where the heuristic is
+    pessimistic. Chapter 06, Exercise 3.
     """
     error = check.nonnegative(error, "error")
     m = check.integer(m, "m", minimum=1)
