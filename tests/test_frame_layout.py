@@ -166,3 +166,19 @@ def test_a_frame_that_does_not_fit_gets_a_layout_that_fits_it_and_the_kept_ones_
     for values in ({"value": 0.5, "ylabel": LONG}, right, {"value": 0.9}, right):
         renderer.render(pair, values)
         assert renderer.relayouts == 1 and inside_and_apart(renderer)
+
+
+def test_a_figure_too_full_for_its_size_is_laid_out_afresh_every_frame():
+    """Its own constrained layout leaves the title sticking out: no kept layout could fit, so
+    every frame is laid out as a fresh render would be (and none counts as a relayout)."""
+
+    def crowded(value):
+        fig, ax = viz.subplots(figsize=(1.5, 1.2))
+        ax.plot([0, 1], [0, value])
+        ax.set_title("a title far too long for so small a figure")
+
+    renderer = FrameRenderer(dpi=60)
+    for value in (1.0, 1000.0, 1.0):
+        fresh = FrameRenderer(dpi=60, reuse_layout=False).render(crowded, {"value": value})
+        assert renderer.render(crowded, {"value": value}) == fresh
+    assert renderer.relayouts == 0 and list(renderer._layouts.values()) == [None]
