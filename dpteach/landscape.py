@@ -612,6 +612,8 @@ def effective_n(name: str, n: int, epsilon: float, delta: float) -> float:
 def _interpolate(table: np.ndarray, ns: Sequence[int], ds: Sequence[int], n: float, d: int):
     """Interpolation of a positive ``table[n, d]``, linear in ``(log n, d)`` on the log of the
     values (``None`` outside the grid or next to a cell not run)."""
+    # a grid point up to rounding (n eps, n sigma_1 ratios) is that grid point
+    n = next((float(g) for g in ns if math.isclose(n, g, rel_tol=1e-9)), n)
     if not (ns[0] <= n <= ns[-1] and ds[0] <= d <= ds[-1]):
         return None
     logs = np.log(table)

@@ -220,3 +220,10 @@ def test_private_mw_without_a_certified_alpha_has_no_guarantee():
     reason = landscape.recommend(2_000, 22).reason
     assert "private MW (lecture) (no guarantee at this n)" in reason
     assert "uniform answer" in reason
+
+
+def test_estimates_on_the_grids_edge_read_the_map_despite_rounding():
+    # n sigma_1 / sigma_1 may round below n = 1,000, the grid's first row: still on the map
+    found = landscape.estimates(landscape.NS[0], 4, delta=landscape.DELTA)
+    assert {e.source for e in found.values()} == {"measured"}
+    assert not any(e.interpolated for e in found.values())
