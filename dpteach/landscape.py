@@ -372,8 +372,9 @@ class LandscapeMap:
     ``errors[metric]`` (``"max"`` or ``"mean"``) has shape ``(mechanisms, len(ns), len(ds))``:
     the mean over the runs of each cell, NaN where the mechanism was not run; ``runs`` the
     number of runs; ``uniform[metric]`` the uniform histogram's error, shape
-    ``(len(ns), len(ds))``; ``not_run`` maps ``(name, n, d)`` to the reason; ``filled`` holds
-    the ``(name, n, d)`` run once above the time limit (``benchmarks/landscape.py --fill``);
+    ``(len(ns), len(ds))``; ``not_run`` maps ``(name, n, d)`` to the reason; ``filled`` maps
+    each ``(name, n, d)`` run once above the time limit (``benchmarks/landscape.py --fill``) to
+    that run's seconds;
     ``meta`` holds the settings, the grid's size and the benchmark's run time.
     """
 
@@ -385,7 +386,7 @@ class LandscapeMap:
     uniform: dict
     not_run: dict
     meta: dict
-    filled: frozenset = frozenset()
+    filled: dict = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, text: str) -> LandscapeMap:
@@ -395,7 +396,7 @@ class LandscapeMap:
         errors = {m: np.full((len(names), len(ns), len(ds)), np.nan) for m in ("max", "mean")}
         uniform = {m: np.full((len(ns), len(ds)), np.nan) for m in ("max", "mean")}
         runs = np.zeros((len(names), len(ns), len(ds)), dtype=int)
-        not_run, filled = {}, set()
+        not_run, filled = {}, {}
         for cell in raw["cells"]:
             i, j = ns.index(cell["n"]), ds.index(cell["d"])
             for metric in ("max", "mean"):
@@ -407,10 +408,10 @@ class LandscapeMap:
                     continue
                 runs[m, i, j] = len(r["max"])
                 if "filled" in r:
-                    filled.add((name, cell["n"], cell["d"]))
+                    filled[(name, cell["n"], cell["d"])] = r["seconds"][0]
                 for metric in ("max", "mean"):
                     errors[metric][m, i, j] = float(np.mean(r[metric]))
-        return cls(ns, ds, names, errors, runs, uniform, not_run, meta, frozenset(filled))
+        return cls(ns, ds, names, errors, runs, uniform, not_run, meta, filled)
 
     def _where(self, cells: list[tuple[int, int]]) -> str:
         """``(d, n)`` cells in words, by ``d``."""
@@ -439,9 +440,12 @@ class LandscapeMap:
                 )
             cells = [(d, n) for (m, n, d) in self.filled if m == name]
             if cells:
+                estimates = [seconds(name, n, d) for d, n in cells]
+                took = [self.filled[(name, n, d)] for d, n in cells]
                 lines.append(
                     f"{MECHANISMS[name].label}: run once above the limit at {len(cells)} cells "
-                    f"({self._where(cells)})"
+                    f"({self._where(cells)}); estimated {min(estimates):,.0f} to "
+                    f"{max(estimates):,.0f} s, took {min(took):,.1f} to {max(took):,.1f} s"
                 )
         return lines
 
