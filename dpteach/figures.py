@@ -292,8 +292,10 @@ def _text_color(hex_color: str) -> str:
     return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
 
 
-#: Hatches of the landscape's maps: the winner's error from theory; a contender not measured.
-THEORY_HATCH, UNRUN_HATCH = "///", ".."
+#: The landscape's maps mark a winner's error from theory by a hatch, a contender not measured by
+#: a small open circle in the cell's upper right corner.
+THEORY_HATCH = "///"
+_UNRUN_MARK = {"marker": "o", "markersize": 3.5, "markerfacecolor": "none", "linestyle": "none"}
 
 
 def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None, unrun=None) -> None:
@@ -301,7 +303,7 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None, unrun=N
     :data:`~dpteach.landscape.NAMES`,
     -1: none) and write its error ``values[i, j]``; cells where ``theory[i, j]`` are hatched
     ``///`` (the winner's error comes from theory, not from the map), cells where ``unrun[i, j]``
-    dotted (a contender was not measured there, so the winner is only the best of the others)
+    get a small circle (a contender was not measured there: the winner is the best of the others)
     and cells where ``poor[i, j]`` get a cross (no better than the data-free uniform answer). A
     cell with winner -1 (no error below 1, which says nothing: every answer lies in [0, 1]) is
     left white, marked "≥ 1"."""
@@ -323,12 +325,14 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None, unrun=N
             style = "italic" if theory is not None and theory[i, j] else "normal"
             ax.text(n, d, label, ha="center", va="center", fontsize=7, color=color,
                     fontstyle=style)  # fmt: skip
-            for marks, hatch in ((theory, THEORY_HATCH), (unrun, UNRUN_HATCH)):
-                if marks is not None and marks[i, j]:
-                    w, h = _edges(ns, True), _edges(ds, False)
-                    ax.fill_between([w[i], w[i + 1]], h[j], h[j + 1], facecolor="none",
-                                    edgecolor=color, hatch=hatch, linewidth=0,
-                                    alpha=0.5)  # fmt: skip
+            w, h = np.log10(_edges(ns, True)), _edges(ds, False)
+            if theory is not None and theory[i, j]:
+                ax.fill_between(10 ** w[i : i + 2], h[j], h[j + 1], facecolor="none",
+                                edgecolor=color, hatch=THEORY_HATCH, linewidth=0,
+                                alpha=0.5)  # fmt: skip
+            if unrun is not None and unrun[i, j]:
+                ax.plot(10 ** (w[i] + 0.88 * (w[i + 1] - w[i])), h[j] + 0.8 * (h[j + 1] - h[j]),
+                        **_UNRUN_MARK, color=color)  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlabel("records $n$")
     ax.set_ylabel(r"binary attributes $d$ ($|\mathcal{X}| = 2^d$)")
@@ -365,10 +369,14 @@ def _hatch_handle(hatch: str, label: str) -> Patch:
     return Patch(facecolor="white", edgecolor="grey", hatch=hatch, label=label)
 
 
+def _unrun_handle(label: str) -> Line2D:
+    return Line2D([], [], **_UNRUN_MARK, color="black", label=label)
+
+
 def plot_map(grid: landscape.LandscapeMap):
     """Chapter 06's map: the measured winner of each cell for the max and the mean error,
     among the ``eps``-DP mechanisms (top) and all of them at ``delta = 1e-6`` (bottom), with the
-    theory's boundaries dashed; dotted cells had a contender not run."""
+    theory's boundaries dashed; a small circle marks a cell where a contender was not run."""
     fig, axes = viz.subplots(ncols=2, nrows=2, figsize=(viz.PAGE_WIDTH_IN, 6.6),
                              sharex=True, sharey=True)  # fmt: skip
     for row, pure in zip(axes, (True, False)):
@@ -390,7 +398,7 @@ def plot_map(grid: landscape.LandscapeMap):
     handles.append(Line2D([], [], color="black", linestyle="--", label="theory's boundaries"))
     handles.append(Line2D([], [], color="black", marker="$×$", linestyle="none",
                           label="no better than uniform"))  # fmt: skip
-    handles.append(_hatch_handle(UNRUN_HATCH, "a contender not run (too slow)"))
+    handles.append(_unrun_handle("a contender not run (too slow)"))
     fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)
     return fig
 
@@ -428,7 +436,7 @@ def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> 
     of :data:`landscape.WORKLOADS`): each cell coloured by the mechanism with the smallest
     :func:`~dpteach.landscape.estimates`, ``eps``-DP only (left) and with ``delta = 1e-6``
     (right). Hatched cells
-    (italic numbers) come from theory: the map does not cover them; dotted ones had a contender
+    (italic numbers) come from theory: the map does not cover them; a small circle marks a contender
     the map did not measure there, compared by its worst-case bound only."""
 
     widths = landscape.WORKLOADS[workload]
@@ -459,5 +467,5 @@ def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> 
         for m in landscape.NAMES
     ]
     handles.append(_hatch_handle(THEORY_HATCH, "from theory (not on the map)"))
-    handles.append(_hatch_handle(UNRUN_HATCH, "a contender not measured"))
+    handles.append(_unrun_handle("a contender not measured"))
     fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)
