@@ -296,13 +296,21 @@ def _text_color(hex_color: str) -> str:
     return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
 
 
-def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None) -> None:
+#: The landscape's maps mark a winner's error from theory by a hatch, a contender not measured by
+#: a small open circle in the cell's upper right corner.
+THEORY_HATCH = "///"
+_UNRUN_MARK = {"marker": "o", "markersize": 3.5, "markerfacecolor": "none", "linestyle": "none"}
+
+
+def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None, unrun=None) -> None:
     """Colour cell ``(n, d)`` by the mechanism ``winners[i, j]`` (an index into
     :data:`~dpteach.landscape.NAMES`,
     -1: none) and write its error ``values[i, j]``; cells where ``theory[i, j]`` are hatched
-    (the winner's error comes from theory, not from the map) and cells where ``poor[i, j]`` get
-    a cross (no better than the data-free uniform answer). A cell with winner -1 (no error
-    below 1, which says nothing: every answer lies in [0, 1]) is left white, marked "≥ 1"."""
+    ``///`` (the winner's error comes from theory, not from the map), cells where ``unrun[i, j]``
+    get a small circle (a contender was not measured there: the winner is the best of the others)
+    and cells where ``poor[i, j]`` get a cross (no better than the data-free uniform answer). A
+    cell with winner -1 (no error below 1, which says nothing: every answer lies in [0, 1]) is
+    left white, marked "≥ 1"."""
 
     colors = [landscape.MECHANISMS[name].color for name in landscape.NAMES]
     shown = np.ma.masked_less(np.asarray(winners, dtype=float), 0)
@@ -321,10 +329,14 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None) -> None
             style = "italic" if theory is not None and theory[i, j] else "normal"
             ax.text(n, d, label, ha="center", va="center", fontsize=7, color=color,
                     fontstyle=style)  # fmt: skip
+            w, h = np.log10(_edges(ns, True)), _edges(ds, False)
             if theory is not None and theory[i, j]:
-                w = _edges(ns, True)
-                ax.fill_between([w[i], w[i + 1]], d - 2, d + 2, facecolor="none",
-                                edgecolor=color, hatch="///", linewidth=0, alpha=0.5)  # fmt: skip
+                ax.fill_between(10 ** w[i : i + 2], h[j], h[j + 1], facecolor="none",
+                                edgecolor=color, hatch=THEORY_HATCH, linewidth=0,
+                                alpha=0.5)  # fmt: skip
+            if unrun is not None and unrun[i, j]:
+                ax.plot(10 ** (w[i] + 0.88 * (w[i + 1] - w[i])), h[j] + 0.8 * (h[j + 1] - h[j]),
+                        **_UNRUN_MARK, color=color)  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlabel("records $n$")
     ax.set_ylabel(r"binary attributes $d$ ($|\mathcal{X}| = 2^d$)")
@@ -357,10 +369,18 @@ def draw_theory_boundaries(ax, metric: str = "max", pure: bool = False) -> None:
     ax.add_collection(LineCollection(segments, colors="black", linestyles="--", linewidths=1.3))
 
 
+def _hatch_handle(hatch: str, label: str) -> Patch:
+    return Patch(facecolor="white", edgecolor="grey", hatch=hatch, label=label)
+
+
+def _unrun_handle(label: str) -> Line2D:
+    return Line2D([], [], **_UNRUN_MARK, color="black", label=label)
+
+
 def plot_map(grid: landscape.LandscapeMap):
     """Chapter 06's map: the measured winner of each cell for the max and the mean error,
     among the ``eps``-DP mechanisms (top) and all of them at ``delta = 1e-6`` (bottom), with the
-    theory's boundaries dashed."""
+    theory's boundaries dashed; a small circle marks a cell where a contender was not run."""
     fig, axes = viz.subplots(ncols=2, nrows=2, figsize=(viz.PAGE_WIDTH_IN, 6.6),
                              sharex=True, sharey=True)  # fmt: skip
     for row, pure in zip(axes, (True, False)):
@@ -369,7 +389,8 @@ def plot_map(grid: landscape.LandscapeMap):
             values = np.take_along_axis(grid.errors[metric], best[None], axis=0)[0]
             poor = values >= grid.uniform[metric]
             best = np.where(values < 1, best, -1)
-            draw_winners(ax, grid.ns, grid.ds, best, values, poor=poor)
+            unrun = np.array([[bool(c) for c in row] for row in grid.unrun(pure)])
+            draw_winners(ax, grid.ns, grid.ds, best, values, poor=poor, unrun=unrun)
             draw_theory_boundaries(ax, metric, pure)
             privacy = r"$\varepsilon$-DP" if pure else r"$(\varepsilon, \delta)$-DP allowed"
             ax.set_title(f"{metric} error, {privacy}", fontsize=9)
@@ -381,6 +402,7 @@ def plot_map(grid: landscape.LandscapeMap):
     handles.append(Line2D([], [], color="black", linestyle="--", label="theory's boundaries"))
     handles.append(Line2D([], [], color="black", marker="$×$", linestyle="none",
                           label="no better than uniform"))  # fmt: skip
+    handles.append(_unrun_handle("a contender not run (too slow)"))
     fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)
     return fig
 
@@ -399,6 +421,7 @@ def plot_slices(grid: landscape.LandscapeMap, ds: Sequence[int] = (8, 20), metri
             ax.plot(grid.ns, grid.errors[metric][m, :, j], "o-", color=color, label=label,
                     markersize=4)  # fmt: skip
             curve = [landscape.theory_error(name, int(n), d, metric=metric)[0] for n in fine]
+            curve = np.where(np.isfinite(curve), curve, np.nan)  # inf: no guarantee at that n
             viz.bound(ax, fine, curve, "_", color=color)
         ax.plot(grid.ns, grid.uniform[metric][:, j], ":", color="grey", label="uniform answer")
         k, tables = landscape.sizes(d)
@@ -417,13 +440,15 @@ def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> 
     of :data:`landscape.WORKLOADS`): each cell coloured by the mechanism with the smallest
     :func:`~dpteach.landscape.estimates`, ``eps``-DP only (left) and with ``delta = 1e-6``
     (right). Hatched cells
-    (italic numbers) come from theory: the map does not cover them."""
+    (italic numbers) come from theory: the map does not cover them; a small circle marks a contender
+    the map did not measure there, compared by its worst-case bound only."""
 
     widths = landscape.WORKLOADS[workload]
     fig, axes = viz.subplots(ncols=2, figsize=(viz.PAGE_WIDTH_IN, 4.2), sharey=True)
     for ax, delta in zip(axes, (0.0, landscape.DELTA)):
         best = np.full((len(landscape.NS), len(landscape.DS)), -1)
         values, from_theory = np.zeros(best.shape), np.zeros(best.shape, dtype=bool)
+        unmeasured = np.zeros(best.shape, dtype=bool)
         for i, n in enumerate(landscape.NS):
             for j, d in enumerate(landscape.DS):
                 if d < max(widths):
@@ -433,7 +458,11 @@ def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> 
                 values[i, j] = found[name].value
                 best[i, j] = landscape.NAMES.index(name) if values[i, j] < 1 else -1
                 from_theory[i, j] = found[name].source != "measured"
-        draw_winners(ax, landscape.NS, landscape.DS, best, values, theory=from_theory)
+                unmeasured[i, j] = not from_theory[i, j] and any(
+                    e.source == "bound" for e in found.values()
+                )
+        draw_winners(ax, landscape.NS, landscape.DS, best, values, theory=from_theory,
+                     unrun=unmeasured)  # fmt: skip
         privacy = "pure DP" if delta == 0 else r"$\delta = 10^{-6}$ allowed"
         ax.set_title(f"{workload} marginals, ε = {epsilon:g}, {privacy}", fontsize=9)
         ax.label_outer()
@@ -441,4 +470,6 @@ def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> 
         Patch(color=landscape.MECHANISMS[m].color, label=landscape.MECHANISMS[m].label)
         for m in landscape.NAMES
     ]
+    handles.append(_hatch_handle(THEORY_HATCH, "from theory (not on the map)"))
+    handles.append(_unrun_handle("a contender not measured"))
     fig.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=7)

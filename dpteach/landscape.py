@@ -13,7 +13,9 @@ mechanisms, each run as it is:
 Neighbouring relation: replace-one throughout (the records' number ``n`` is public). Under
 add/remove neighbours, with unnormalised counts (private-pgm, smartnoise), a table's L1
 sensitivity is half ours and its L2 sensitivity ``1/sqrt(2)`` of ours: their ``eps``-DP Laplace
-release is ``2 eps``-DP here, and their Gaussian release at ``rho``-zCDP is ``2 rho``-zCDP here.
+table release is ``2 eps``-DP here, and their Gaussian one at ``rho``-zCDP is ``2 rho``-zCDP here.
+A single counting query has sensitivity ``1/n`` under both relations: per-query releases are
+unchanged.
 
 :func:`grid_cell` measures one cell ``(n, d)`` of the map (``benchmarks/landscape.py`` runs the
 whole grid and writes ``datasets/landscape.json``, which :func:`load_map` reads); :func:`cost`
@@ -370,8 +372,10 @@ class LandscapeMap:
     ``errors[metric]`` (``"max"`` or ``"mean"``) has shape ``(mechanisms, len(ns), len(ds))``:
     the mean over the runs of each cell, NaN where the mechanism was not run; ``runs`` the
     number of runs; ``uniform[metric]`` the uniform histogram's error, shape
-    ``(len(ns), len(ds))``; ``not_run`` maps ``(name, n, d)`` to the reason; ``meta`` holds the
-    settings, the grid's size and the benchmark's run time.
+    ``(len(ns), len(ds))``; ``not_run`` maps ``(name, n, d)`` to the reason; ``filled`` maps
+    each ``(name, n, d)`` run once above the time limit (``benchmarks/landscape.py --fill``) to
+    that run's seconds;
+    ``meta`` holds the settings, the grid's size and the benchmark's run time.
     """
 
     ns: tuple[int, ...]
@@ -382,6 +386,7 @@ class LandscapeMap:
     uniform: dict
     not_run: dict
     meta: dict
+    filled: dict = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, text: str) -> LandscapeMap:
@@ -391,7 +396,7 @@ class LandscapeMap:
         errors = {m: np.full((len(names), len(ns), len(ds)), np.nan) for m in ("max", "mean")}
         uniform = {m: np.full((len(ns), len(ds)), np.nan) for m in ("max", "mean")}
         runs = np.zeros((len(names), len(ns), len(ds)), dtype=int)
-        not_run = {}
+        not_run, filled = {}, {}
         for cell in raw["cells"]:
             i, j = ns.index(cell["n"]), ds.index(cell["d"])
             for metric in ("max", "mean"):
@@ -402,46 +407,81 @@ class LandscapeMap:
                     not_run[(name, cell["n"], cell["d"])] = r["not_run"]
                     continue
                 runs[m, i, j] = len(r["max"])
+                if "filled" in r:
+                    filled[(name, cell["n"], cell["d"])] = r["seconds"][0]
                 for metric in ("max", "mean"):
                     errors[metric][m, i, j] = float(np.mean(r[metric]))
-        return cls(ns, ds, names, errors, runs, uniform, not_run, meta)
+        return cls(ns, ds, names, errors, runs, uniform, not_run, meta, filled)
+
+    def _where(self, cells: list[tuple[int, int]]) -> str:
+        """``(d, n)`` cells in words, by ``d``."""
+        parts = []
+        for d in sorted({d for d, _ in cells}):
+            some = sorted(n for dd, n in cells if dd == d)
+            if some == [n for n in self.ns if n >= some[0]]:
+                every = "every n" if some[0] == self.ns[0] else f"n >= {some[0]:,}"
+                parts.append(f"d = {d} at {every}")
+            else:
+                parts.append(f"d = {d} at n = {', '.join(f'{n:,}' for n in some)}")
+        return "; ".join(parts)
 
     def not_run_summary(self) -> list[str]:
-        """One line per mechanism not run somewhere: where, and the estimated time per run."""
+        """One line per mechanism not run somewhere (where, and the estimated time per run), and
+        one per mechanism run once above the time limit (``filled``)."""
         lines = []
         for name in self.names:
             cells = [(d, n) for (m, n, d) in self.not_run if m == name]
-            if not cells:
-                continue
-            estimates = [seconds(name, n, d) for d, n in cells]
-            parts = []
-            for d in sorted({d for d, _ in cells}):
-                skipped = sorted(n for dd, n in cells if dd == d)
-                if skipped == [n for n in self.ns if n >= skipped[0]]:
-                    every = "every n" if skipped[0] == self.ns[0] else f"n >= {skipped[0]:,}"
-                    parts.append(f"d = {d} at {every}")
-                else:
-                    parts.append(f"d = {d} at n = {', '.join(f'{n:,}' for n in skipped)}")
-            where = "; ".join(parts)
-            lines.append(
-                f"{MECHANISMS[name].label}: not run at {len(cells)} cells ({where}); estimated "
-                f"{min(estimates):,.0f} to {max(estimates):,.0f} s per run"
-            )
+            if cells:
+                estimates = [seconds(name, n, d) for d, n in cells]
+                lines.append(
+                    f"{MECHANISMS[name].label}: not run at {len(cells)} cells "
+                    f"({self._where(cells)}); estimated {min(estimates):,.0f} to "
+                    f"{max(estimates):,.0f} s per run"
+                )
+            cells = [(d, n) for (m, n, d) in self.filled if m == name]
+            if cells:
+                estimates = [seconds(name, n, d) for d, n in cells]
+                took = [self.filled[(name, n, d)] for d, n in cells]
+                lines.append(
+                    f"{MECHANISMS[name].label}: run once above the limit at {len(cells)} cells "
+                    f"({self._where(cells)}); estimated {min(estimates):,.0f} to "
+                    f"{max(estimates):,.0f} s, took {min(took):,.1f} to {max(took):,.1f} s"
+                )
         return lines
 
+    def unrun(self, pure: bool = False) -> list[list[tuple[str, ...]]]:
+        """``unrun[i][j]``: the contenders (``eps``-DP ones only if ``pure``) not run at cell
+        ``(ns[i], ds[j])``, by name; the cell's winner is the best of those that ran."""
+        return [
+            [
+                tuple(m for m in self.names
+                      if (m, n, d) in self.not_run and (MECHANISMS[m].pure or not pure))
+                for d in self.ds
+            ]
+            for n in self.ns
+        ]  # fmt: skip
+
     def describe_winners(self, metric: str = "max", pure: bool = False) -> list[str]:
-        """One line per ``d``: the measured winners along ``n``, as runs of the grid's ``n``."""
-        best = self.winners(metric, pure)
+        """One line per ``d``: the measured winners along ``n``, as runs of the grid's ``n``,
+        with the contenders not run there ("not run: MWEM"; at the end if at no ``n``)."""
+        best, unrun = self.winners(metric, pure), self.unrun(pure)
         lines = []
         for j, d in enumerate(self.ds):
-            runs, start = [], 0
+            everywhere = set.intersection(*(set(row[j]) for row in unrun))
+            spans, start = [], 0
             for i in range(1, len(self.ns) + 1):
-                if i == len(self.ns) or best[i, j] != best[start, j]:
+                here = (best[start, j], unrun[start][j])
+                if i == len(self.ns) or (best[i, j], unrun[i][j]) != here:
                     span = (f"n = {self.ns[start]:,}" if i - 1 == start
                             else f"n = {self.ns[start]:,} to {self.ns[i - 1]:,}")  # fmt: skip
-                    runs.append(f"{MECHANISMS[self.names[best[start, j]]].label} ({span})")
+                    span += _not_run(
+                        [m for m in unrun[start][j] if m not in everywhere], "; not run: "
+                    )
+                    spans.append(f"{MECHANISMS[self.names[best[start, j]]].label} ({span})")
                     start = i
-            lines.append(f"d = {d:2d}: " + ", ".join(runs))
+            lines.append(
+                f"d = {d:2d}: " + ", ".join(spans) + _not_run(everywhere, "; not run at any n: ")
+            )
         return lines
 
     def winners(self, metric: str = "max", pure: bool = False) -> np.ndarray:
@@ -454,6 +494,11 @@ class LandscapeMap:
         ran = ~np.all(np.isnan(errors), axis=0)
         best[ran] = np.nanargmin(np.where(np.isnan(errors), np.inf, errors), axis=0)[ran]
         return best
+
+
+def _not_run(names, prefix: str) -> str:
+    labels = [MECHANISMS[m].label for m in NAMES if m in names]
+    return f"{prefix}{', '.join(labels)}" if labels else ""
 
 
 def _metric(metric: object) -> str:
@@ -489,7 +534,8 @@ def theory_error(
     * ``"approx"``: the noisy histogram's, by a normal approximation
       (:func:`dpteach.theory.histogram_errors`);
     * ``"bound"``: a worst-case bound: MWEM (:func:`dpteach.theory.mwem_max_error_bound`),
-      private MW (``3 alpha``, its certified accuracy; 3 where no ``alpha`` is certified),
+      private MW (``3 alpha``, its certified accuracy; ``inf``, no guarantee, where no
+      ``alpha`` is certified at this ``n``),
       projection (Theorem 9's RMS average error for the mean, and ``sqrt(k)`` times it, the L2
       error, for the max). A bound of 1 or more says nothing (every answer lies in [0, 1]).
     """
@@ -532,7 +578,8 @@ def _theory_errors(name, n, d, widths, epsilon, delta) -> tuple[float, float, st
         bound = theory.mwem_max_error_bound(size, k, n, epsilon)
         return bound, bound, "bound"
     if name == "private-mw":
-        bound = 3 * theory.private_mw_alpha(size, k, n, epsilon)
+        alpha = theory.private_mw_alpha(size, k, n, epsilon)
+        bound = 3 * alpha if alpha < 1 else math.inf  # inf: no alpha certified at this n
         return bound, bound, "bound"
     width = theory.gaussian_width_bound(k, size, radius=math.sqrt(tables))
     average = theory.projection_average_error(width, k, n, epsilon, delta)
@@ -569,6 +616,8 @@ def effective_n(name: str, n: int, epsilon: float, delta: float) -> float:
 def _interpolate(table: np.ndarray, ns: Sequence[int], ds: Sequence[int], n: float, d: int):
     """Interpolation of a positive ``table[n, d]``, linear in ``(log n, d)`` on the log of the
     values (``None`` outside the grid or next to a cell not run)."""
+    # a grid point up to rounding (n eps, n sigma_1 ratios) is that grid point
+    n = next((float(g) for g in ns if math.isclose(n, g, rel_tol=1e-9)), n)
     if not (ns[0] <= n <= ns[-1] and ds[0] <= d <= ds[-1]):
         return None
     logs = np.log(table)
@@ -663,7 +712,8 @@ def recommend(
     expected errors are exact (or a normal approximation), while MWEM, private MW and the
     projection mechanism have only worst-case bounds, which their measured errors beat by a
     wide margin: the reason says which numbers were compared. Replace-one neighbours; under
-    add/remove (private-pgm, smartnoise) a Laplace ``eps`` is ``2 eps`` here.
+    add/remove (private-pgm, smartnoise) a Laplace table release's ``eps`` is ``2 eps`` here and
+    a Gaussian one's ``sigma`` is ours over ``sqrt(2)``; per-query releases are unchanged.
     """
     d = check.integer(d, "d", minimum=1)
     if d > 64:
@@ -679,6 +729,8 @@ def recommend(
         if x.source == "measured":
             how = "interpolated between grid cells, " if x.interpolated else ""
             where = f", {how}at n_eff = {x.n_eff:,.0f}"
+        if x.source == "bound" and math.isinf(x.value):
+            return f"{MECHANISMS[name].label} (no guarantee at this n)"
         return f"{MECHANISMS[name].label} {x.value:.2g} ({_SOURCE[x.source]}{where})"
 
     privacy = f"eps = {epsilon:g}" + (f", delta = {delta:g}" if delta > 0 else " (pure DP)")
@@ -686,13 +738,26 @@ def recommend(
         f"smallest {metric} error for k = {k:,} queries in T = {tables:,} tables, "
         f"|X| = 2^{d}, n = {n:,}, {privacy}: {said(best, e)}, next {said(second, f)}."
     )
+    uniform = None
+    if widths == WIDTHS:
+        grid = load_map()
+        uniform = _interpolate(grid.uniform[metric], grid.ns, grid.ds, n, d)
+    if uniform is not None:
+        reason += (
+            f" For reference, the uniform answer (every l-way cell 2^-l, no data used) has "
+            f"{metric} error {uniform:.2g} on the map's data."
+        )
     typical = 2.0 ** -max(_widths(widths, d))
     if e.value >= typical:
         reason += (
             f" Even that is no smaller than a typical cell of the widest table "
             f"({typical:g}): more data, a larger epsilon or fewer queries are needed."
         )
-    bounded = [MECHANISMS[m].label for m, x in all_estimates.items() if x.source == "bound"]
+    bounded = [
+        MECHANISMS[m].label + (" (no guarantee at this n)" if math.isinf(x.value) else "")
+        for m, x in all_estimates.items()
+        if x.source == "bound"
+    ]
     if bounded:
         reason += (
             f" Not measured here: {', '.join(bounded)}, whose worst-case bounds overstate their "

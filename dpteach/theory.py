@@ -1180,9 +1180,10 @@ def histogram_errors(
     :func:`histogram_rms_error`; both values treat it as ``N(0, s_i^2)`` (exact for Gaussian
     noise, the central limit for a sum of many Laplace cells), the mean as
     ``sqrt(2/pi) s_i`` averaged over the queries and the max as the largest group's expected max
-    of ``counts[i]`` independent ``|N(0, s_i^2)|``, which ignores the correlations between the
-    queries of one table. A normal approximation, not a bound: chapter 06 checks it against
-    the measurements."""
+    of ``counts[i]`` independent ``|N(0, s_i^2)|``. The cells of one table are sums over disjoint
+    cells of the histogram, hence independent, but tables that share attributes overlap and are
+    correlated, which lowers the true max: a normal approximation, not a bound, about 10 % high
+    on chapter 06's map (``tests/test_landscape.py`` checks it against the measurements)."""
     c = check.array(cells, "cells", ndim=1)
     m = check.array(counts, "counts", ndim=1)
     if c.size == 0 or c.shape != m.shape or np.any(m < 1) or np.any(m != np.round(m)):
