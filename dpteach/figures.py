@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from matplotlib.collections import LineCollection
+from matplotlib.collections import LineCollection, PolyCollection
 from matplotlib.colors import ListedColormap, to_rgba
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -319,6 +319,8 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None, unrun=N
     ax.pcolormesh(_edges(ns, True), _edges(ds, False), shown.T, cmap=ListedColormap(colors),
                   vmin=-0.5, vmax=len(landscape.NAMES) - 0.5, edgecolors="white",
                   linewidth=0.5)  # fmt: skip
+    w, h = np.log10(xe), ye
+    hatched, marks = {}, {}  # by the colour of the cell's text: one collection each
     for i, n in enumerate(ns):
         for j, d in enumerate(ds):
             if winners[i, j] < 0:
@@ -329,14 +331,19 @@ def draw_winners(ax, ns, ds, winners, values, *, theory=None, poor=None, unrun=N
             style = "italic" if theory is not None and theory[i, j] else "normal"
             ax.text(n, d, label, ha="center", va="center", fontsize=7, color=color,
                     fontstyle=style)  # fmt: skip
-            w, h = np.log10(_edges(ns, True)), _edges(ds, False)
             if theory is not None and theory[i, j]:
-                ax.fill_between(10 ** w[i : i + 2], h[j], h[j + 1], facecolor="none",
-                                edgecolor=color, hatch=THEORY_HATCH, linewidth=0,
-                                alpha=0.5)  # fmt: skip
+                x0, x1 = 10 ** w[i], 10 ** w[i + 1]
+                corners = [(x0, h[j]), (x1, h[j]), (x1, h[j + 1]), (x0, h[j + 1])]
+                hatched.setdefault(color, []).append(corners)
             if unrun is not None and unrun[i, j]:
-                ax.plot(10 ** (w[i] + 0.88 * (w[i + 1] - w[i])), h[j] + 0.8 * (h[j + 1] - h[j]),
-                        **_UNRUN_MARK, color=color)  # fmt: skip
+                marks.setdefault(color, []).append(
+                    (10 ** (w[i] + 0.88 * (w[i + 1] - w[i])), h[j] + 0.8 * (h[j + 1] - h[j]))
+                )
+    for color, cells in hatched.items():
+        ax.add_collection(PolyCollection(cells, facecolor="none", edgecolor=color,
+                                         hatch=THEORY_HATCH, linewidth=0, alpha=0.5))  # fmt: skip
+    for color, points in marks.items():
+        ax.plot(*np.transpose(points), **_UNRUN_MARK, color=color)
     ax.set_xscale("log")
     ax.set_xlabel("records $n$")
     ax.set_ylabel(r"binary attributes $d$ ($|\mathcal{X}| = 2^d$)")
