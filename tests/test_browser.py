@@ -356,11 +356,11 @@ def test_precomputed_sliders_swap_the_figure_without_a_kernel(page, demo_url):
     seen.add(img.get_attribute("src"))
     sliders.nth(1).focus()
     page.keyboard.press("ArrowRight")  # n: 100 -> 1000
-    assert readouts.all_text_contents() == ["3", "1000"]
+    assert readouts.all_text_contents() == ["3", "1,000"]
     seen.add(img.get_attribute("src"))
     sliders.nth(0).focus()
     page.keyboard.press("Home")  # epsilon: 0.1
-    assert readouts.all_text_contents() == ["0.1", "1000"]
+    assert readouts.all_text_contents() == ["0.1", "1,000"]
     seen.add(img.get_attribute("src"))
     assert len(seen) == 4, "every slider move shows a different figure"
     assert all(src.startswith("data:image/png;base64,") for src in seen)
