@@ -446,10 +446,11 @@ def draw_recommended_map(epsilon: float, workload: str, metric: str = "max") -> 
     """The map :func:`recommend` reads, at ``epsilon`` for the marginals of ``workload`` (a key
     of :data:`landscape.WORKLOADS`): each cell coloured by the mechanism with the smallest
     :func:`~dpteach.landscape.estimates`, ``eps``-DP only (left) and with ``delta = 1e-6``
-    (right). Hatched cells
-    (italic numbers) come from theory: the map does not cover them; a small circle marks a contender
-    the map did not measure there, compared by its worst-case bound only."""
-
+    (right). Hatched cells (italic numbers) come from theory: the map does not cover them; a
+    small circle marks a contender the map did not measure there, compared by its worst-case
+    bound only."""
+    if workload not in landscape.WORKLOADS:
+        raise ValueError(f"workload must be one of {list(landscape.WORKLOADS)}, got {workload!r}")
     widths = landscape.WORKLOADS[workload]
     fig, axes = viz.subplots(ncols=2, figsize=(viz.PAGE_WIDTH_IN, 4.2), sharey=True)
     for ax, delta in zip(axes, (0.0, landscape.DELTA)):

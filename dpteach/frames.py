@@ -21,7 +21,11 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.transforms import Bbox
 from PIL import Image
 
+from . import _validate as check
 from .style import STYLE
+
+#: The largest resolution a frame is drawn at (dots per inch of the figure's size).
+MAX_DPI = 600
 
 #: The renderer whose figure :func:`dpteach.viz.subplots` draws on, while it renders a frame.
 _ACTIVE: contextvars.ContextVar[FrameRenderer | None] = contextvars.ContextVar(
@@ -69,6 +73,16 @@ class FrameRenderer:
     """
 
     def __init__(self, *, dpi: int = 100, colors: int | None = None, reuse_layout: bool = True):
+        dpi = check.integer(dpi, "dpi", minimum=1)
+        if dpi > MAX_DPI:
+            raise ValueError(
+                f"dpi must be at most {MAX_DPI} (a frame is drawn in memory), got {dpi}"
+            )
+        if colors is not None:
+            colors = check.integer(colors, "colors", minimum=2)
+            if colors > 256:
+                raise ValueError(f"colors must be None (full colour) or 2 to 256, got {colors}")
+        reuse_layout = check.boolean(reuse_layout, "reuse_layout")
         with mpl.rc_context(STYLE):
             self.figure = Figure(dpi=dpi)
         FigureCanvasAgg(self.figure)

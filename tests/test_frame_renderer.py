@@ -212,3 +212,19 @@ def test_a_live_widget_collects_garbage_in_the_readers_pause_not_during_moves(mo
         gc.callbacks.remove(count)
         if automatic:
             gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"dpi": 0}, ValueError, "dpi must be >= 1"),
+        ({"dpi": 10_000}, ValueError, "dpi must be at most 600"),
+        ({"dpi": 72.5}, TypeError, "dpi"),
+        ({"colors": 1}, ValueError, "colors must be >= 2"),
+        ({"colors": 1000}, ValueError, "colors must be None"),
+        ({"reuse_layout": "yes"}, TypeError, "reuse_layout must be True or False"),
+    ],
+)
+def test_a_renderer_refuses_a_resolution_or_palette_it_cannot_draw(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        FrameRenderer(**kwargs)

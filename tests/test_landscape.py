@@ -230,3 +230,10 @@ def test_estimates_on_the_grids_edge_read_the_map_despite_rounding():
     found = landscape.estimates(landscape.NS[0], 4, delta=landscape.DELTA)
     assert {e.source for e in found.values()} == {"measured"}
     assert not any(e.interpolated for e in found.values())
+
+
+def test_the_recommended_map_refuses_a_workload_it_does_not_know():
+    from dpteach import figures
+
+    with pytest.raises(ValueError, match="workload must be one of"):
+        figures.draw_recommended_map(1.0, "7-way")
