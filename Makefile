@@ -29,15 +29,15 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 XDIST  := -n auto --dist loadscope --no-loadscope-reorder
 
 ## test: every test (unit, statistical, audits, notebooks with nbval), then the notebooks again
-## under another BLAS kernel with every slider position drawn (scripts/other_blas_kernel.py)
+## under another BLAS kernel (scripts/other_blas_kernel.py)
 test: $(VENV)/.test-installed
 	$(PYTEST) $(XDIST) $(NBVAL) tests notebooks
 	@kernel=$$($(BIN)/python scripts/other_blas_kernel.py); \
 	if [ -z "$$kernel" ]; then \
 		echo "test: no other BLAS kernel to try on this machine; second notebook pass skipped"; \
 	else \
-		echo "test: the notebooks again, under OPENBLAS_CORETYPE=$$kernel, every slider drawn"; \
-		OPENBLAS_CORETYPE=$$kernel DPTEACH_PRECOMPUTE=1 $(PYTEST) $(XDIST) $(NBVAL) notebooks; \
+		echo "test: the notebooks again, under OPENBLAS_CORETYPE=$$kernel"; \
+		OPENBLAS_CORETYPE=$$kernel $(PYTEST) $(XDIST) $(NBVAL) notebooks; \
 	fi
 
 ## lint: ruff, as the style test does

@@ -104,30 +104,22 @@ class FrameRenderer:
         fig.set_layout_engine("constrained")
         return fig, fig.subplots(nrows, ncols, **kwargs)
 
+    def build(self, draw: Callable[..., None], values: dict) -> Figure:
+        """The figure of ``draw(**values)``, its artists made but not rasterised (what a frame's
+        texts say can be read off it, at a fraction of a frame's cost); ``draw`` must make
+        exactly one figure. It is the renderer's own, unless ``draw`` called ``plt.subplots``:
+        that figure is returned closed to pyplot."""
+        return self._build(draw, values)[0]
+
     def render(self, draw: Callable[..., None], values: dict) -> bytes:
         """``draw(**values)`` as PNG bytes; ``draw`` must make exactly one figure."""
-        before = set(plt.get_fignums())
-        self._figures_made = 0
         start = time.perf_counter()
-        token = _ACTIVE.set(self)
-        try:
-            with mpl.rc_context(STYLE):
-                draw(**values)
-        finally:
-            _ACTIVE.reset(token)
-        new = [n for n in plt.get_fignums() if n not in before]
-        if self._figures_made + len(new) != 1:
-            for n in new:
-                plt.close(n)
-            raise ValueError(
-                f"draw must create exactly one figure; it created {self._figures_made + len(new)}"
-            )
+        fig, made_by_pyplot = self._build(draw, values)
         drawn = time.perf_counter()
-        if new:  # a pyplot figure: saved as matplotlib saves it, then closed
-            fig, buf = plt.figure(new[0]), io.BytesIO()
+        if made_by_pyplot:  # saved as matplotlib saves it
+            buf = io.BytesIO()
             with mpl.rc_context(STYLE):
                 fig.savefig(buf, format="png", dpi=self.dpi)
-            plt.close(fig)
             image = Image.open(buf)
         else:  # our Agg canvas: its pixels directly, no PNG encoded and decoded in between
             with mpl.rc_context(STYLE):
@@ -144,6 +136,26 @@ class FrameRenderer:
         self.timings = {"draw": drawn - start, "render": rendered - drawn,
                         "encode": time.perf_counter() - rendered}  # fmt: skip
         return out.getvalue()
+
+    def _build(self, draw: Callable[..., None], values: dict) -> tuple[Figure, bool]:
+        """Run ``draw(**values)``: the one figure it made, and whether pyplot made it."""
+        before = set(plt.get_fignums())
+        self._figures_made = 0
+        token = _ACTIVE.set(self)
+        try:
+            with mpl.rc_context(STYLE):
+                draw(**values)
+        finally:
+            _ACTIVE.reset(token)
+        new = [n for n in plt.get_fignums() if n not in before]
+        figures = [plt.figure(n) for n in new]
+        for n in new:
+            plt.close(n)
+        if self._figures_made + len(new) != 1:
+            raise ValueError(
+                f"draw must create exactly one figure; it created {self._figures_made + len(new)}"
+            )
+        return (figures[0], True) if figures else (self.figure, False)
 
     def _structure(self) -> tuple:
         """What a kept layout must match: the figure's size and every axes' kind and cell."""

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from matplotlib.axis import Axis
 from matplotlib.text import Text
 
 from . import _validate as check
@@ -178,12 +179,14 @@ def static_figure(
 def check_readouts(fig, readouts: dict[str, object]) -> None:
     """Refuse a figure whose text contradicts a slider's readout.
 
-    Wherever a text of ``fig`` (a title, a label, a legend) writes a slider's label followed by
-    ``=`` and a number (``"round t = 26 of 26"`` for the slider ``t``), the number must be the
-    slider's value ``readouts[label]`` to the precision it is written with: a reader who sets
-    t = 27 must not read t = 26 under it. Raises ``ValueError`` naming both numbers.
+    Wherever a text of ``fig`` (a title, an axis label, a legend, a text or annotation; not the
+    tick labels, which are the axes' numbers and categories) writes a slider's label followed
+    by ``=`` and a number (``"round t = 26 of 26"`` for the slider ``t``), the number must be
+    the slider's value ``readouts[label]`` to the precision it is written with: a reader who
+    sets t = 27 must not read t = 26 under it. Raises ``ValueError`` naming both numbers. Reads
+    the texts as drawn or not yet drawn (no tick is made to read them).
     """
-    texts = [text.get_text() for text in fig.findobj(Text)]
+    texts = list(_texts(fig))
     for label, value in readouts.items():
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
             continue
@@ -197,6 +200,18 @@ def check_readouts(fig, readouts: dict[str, object]) -> None:
                         f"the figure says {label} = {shown} where the slider {label} reads "
                         f"{_format_value(value)}: {text!r}"
                     )
+
+
+def _texts(artist):
+    """The strings of every text in ``artist`` and its children, an axis's tick labels aside."""
+    if isinstance(artist, Text):
+        yield artist.get_text()
+    if isinstance(artist, Axis):  # its label and offset; its ticks are made only when asked
+        children = [artist.label, artist.get_offset_text()]
+    else:
+        children = artist.get_children()
+    for child in children:
+        yield from _texts(child)
 
 
 def _check_grid(grid: dict) -> None:

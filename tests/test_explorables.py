@@ -10,6 +10,11 @@ across its website positions with the others at their defaults:
 * every readout agrees with the figure's own text (:func:`dpteach.static.check_readouts`);
 * the drawing is a pure function of its slider values: the default, drawn again at the end, is
   the same image.
+
+And every point of every website grid (all combinations of the sliders' positions, as
+``make notebooks`` precomputes them) draws, and its figure's text agrees with its readouts. The
+figure is built but not rasterised (:meth:`~dpteach.frames.FrameRenderer.build`: a readout is
+read off the texts), so the whole grid costs what its experiments and artists cost.
 """
 
 from __future__ import annotations
@@ -116,3 +121,19 @@ def test_every_slider_moves_the_data_on_the_website(captured, path):
             assert len(set(frames)) == len(frames), f"{where}: two positions share a frame"
         again = renderer.render(widget.draw, default)
         assert again == first, f"{path.stem}, {widget.name}: the default drew differently"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_every_point_of_every_website_grid_draws_with_its_readouts(captured, path):
+    for widget in captured(path):
+        labels = {name: c.description or name for name, c in widget.controls.items()}
+        default = {name: c.value for name, c in widget.controls.items()}
+        names = list(widget.grid)
+        renderer = FrameRenderer()
+        for values in itertools.product(*widget.grid.values()):
+            point = {**default, **dict(zip(names, values))}
+            figure = renderer.build(widget.draw, point)
+            try:
+                check_readouts(figure, {labels[n]: v for n, v in point.items()})
+            except ValueError as exc:
+                raise AssertionError(f"{path.stem}, {widget.name} at {point}: {exc}") from None

@@ -69,6 +69,19 @@ def test_a_pyplot_figure_is_rendered_and_closed_and_two_figures_are_refused():
     assert plt.get_fignums() == before
 
 
+def test_build_makes_the_figure_without_rasterising_it():
+    before = plt.get_fignums()
+    renderer = FrameRenderer(dpi=40)
+    figure = renderer.build(draw, {"epsilon": 2.0})
+    assert figure is renderer.figure and figure.axes[0].get_title() == "epsilon = 2.0"
+    assert renderer.timings == {}  # nothing rendered
+    made = renderer.build(draw_with_pyplot, {"epsilon": 3.0})  # returned, closed to pyplot
+    assert made is not renderer.figure and made.axes[0].lines[0].get_ydata()[1] == 3.0
+    assert plt.get_fignums() == before
+    with pytest.raises(ValueError, match="exactly one figure; it created 0"):
+        renderer.build(lambda epsilon: None, {"epsilon": 1.0})
+
+
 def test_the_live_widget_shows_the_renderers_png_and_redraws_on_change():
     eps = widgets.log_slider("ε", 1.0, 0.1, 10)
     box = widgets.interactive_figure(draw, epsilon=eps)

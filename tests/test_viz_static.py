@@ -71,6 +71,13 @@ def test_a_figure_that_contradicts_its_slider_readout_is_refused():
     for wrong in ({"ε": 0.3}, {"n": 100_000}):
         with pytest.raises(ValueError, match="where the slider"):
             check_readouts(fig, wrong)
+    # read in an axis label and a legend too, on a figure never drawn (no tick is made for it)
+    ax.set_xlabel("α = 0.2")
+    ax.plot([0, 1], label="k = 12")
+    ax.legend()
+    for wrong in ({"α": 0.3}, {"k": 11}):
+        with pytest.raises(ValueError, match="where the slider"):
+            check_readouts(fig, wrong)
     plt.close(fig)
 
 
