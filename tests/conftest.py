@@ -11,9 +11,9 @@ from __future__ import annotations
 #: Modules (and notebooks) that take a minute or more, longest first.
 LONGEST_FIRST = (
     "tests/test_live_widgets.py",
-    "tests/test_browser.py",
     "tests/test_site_render.py",
     "tests/test_pdf.py",
+    "tests/test_browser.py",
     "notebooks/05_growing_databases.ipynb",
     "notebooks/04_private_multiplicative_weights.ipynb",
     "notebooks/A_privacy_auditing.ipynb",

@@ -1,17 +1,16 @@
 """Browser tests in headless Chromium (Debian's package, driven by Playwright).
 
-The shared fixtures (Chromium, pages, the website served on loopback) live here; the live
-widgets in Voilà and JupyterLab are tested in ``tests/test_live_widgets.py``.
+The shared fixtures and helpers (Chromium, offline pages, the website built once and served on
+loopback) live here. Every page of the website is checked in ``tests/test_site_render.py``, the
+live widgets in Voilà and JupyterLab in ``tests/test_live_widgets.py``, the printed book in
+``tests/test_pdf.py``. Here:
 
-* The built website, every page, with the network blocked: it loads nothing from elsewhere, logs
-  no console error, renders its math, figures and saved widgets, and stays readable in dark mode
-  (screenshots in ``_build/screenshots/``); code cells fit the page width.
 * Precomputed sliders (:func:`dpteach.widgets.explorable`), in a small book built from a demo
-  notebook: moving a slider swaps the figure and shows the new value, with no kernel.
+  notebook: moving a slider swaps the figure and shows the new value, with no kernel, and the
+  figure stays readable in dark mode.
 
 They skip with a clear message where Chromium, Playwright, Voilà, JupyterLab or Jupyter Book is
-missing; ``.ci/run`` installs all of them, so CI runs them. Screenshots:
-``.venv/bin/python -m pytest tests/test_browser.py -k dark``.
+missing; ``.ci/run`` installs all of them, so CI runs them.
 """
 
 from __future__ import annotations
@@ -21,8 +20,6 @@ import functools
 import http.server
 import importlib.util
 import io
-import os
-import re
 import shutil
 import socket
 import subprocess
@@ -120,11 +117,10 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def page(browser):
-    """A page whose requests may not leave this machine (they are blocked and recorded), and
-    which records every console error and uncaught exception."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+def offline_page(context):
+    """A new page of ``context`` whose requests may not leave this machine (they are blocked and
+    recorded in ``remote_requests``), and which records every console error and uncaught
+    exception (``console_errors``)."""
     pg = context.new_page()
     pg.remote_requests, pg.console_errors = [], []
 
@@ -137,7 +133,14 @@ def page(browser):
     context.route("**/*", route)
     pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
     pg.on("pageerror", lambda e: pg.console_errors.append(f"uncaught: {e}"))
-    yield pg
+    return pg
+
+
+@pytest.fixture
+def page(browser):
+    """An offline page (:func:`offline_page`) at 1200 px."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    yield offline_page(context)
     context.close()
 
 
@@ -178,7 +181,7 @@ def site_url():
     server.shutdown()
 
 
-def _dark_mode(pg) -> None:
+def dark_mode(pg) -> None:
     """Click the theme's colour-mode button until the page is dark."""
     button = pg.locator(".theme-switch-button >> visible=true").first
     for _ in range(3):
@@ -188,101 +191,13 @@ def _dark_mode(pg) -> None:
     assert pg.evaluate("document.documentElement.dataset.theme") == "dark"
 
 
-def _readable(png: bytes) -> tuple[int, float]:
+def readable(png: bytes) -> tuple[int, float]:
     """A screenshot's background (its most common grey level) and share of dark ink pixels."""
     import numpy as np
     from PIL import Image
 
     grey = np.asarray(Image.open(io.BytesIO(png)).convert("L"))
     return int(np.bincount(grey.ravel()).argmax()), float((grey < 100).mean())
-
-
-LONGEST_LINES_OF_OVERFLOWING_CELLS = """() => [...document.querySelectorAll(".cell_input pre")]
-  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
-  .map(pre => pre.textContent.split("\\n").reduce((a, b) => (a.length >= b.length ? a : b)))"""
-OVERFLOW: dict[str, list[str]] = {}  # page -> longest line of each code cell wider than the page
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_page_works_offline_without_console_errors_and_in_dark_mode(page, site_url, name):
-    response = page.goto(site_url + f"notebooks/{name}.html", wait_until="load")
-    assert response is not None and response.ok
-    page.evaluate(WAIT_FOR_MATH)
-    page.wait_for_function(WIDGETS_DRAWN, timeout=60_000)
-    images = page.locator("img").evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
-    assert all(w > 0 for w in images), f"{name}: figures failed to load: {images}"
-    icon = page.evaluate("fetch(document.querySelector('link[rel=icon]').href).then(r => r.ok)")
-    assert icon, f"{name}: the favicon is missing"
-    assert page.remote_requests == [], f"{name} reached for the network: {page.remote_requests}"
-    assert page.console_errors == [], f"{name} logged console errors: {page.console_errors}"
-    OVERFLOW[name] = page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)  # checked below
-    if not os.environ.get("DPTEACH_REPOSITORY_URL"):  # no repository set: no button for one
-        buttons = page.locator(".bd-header-article a[href^='http']")
-        links = buttons.evaluate_all("links => links.map(a => a.href)")
-        assert links == [], f"{name}: repository or launch buttons with no repository: {links}"
-
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    figure = page.locator(".cell_output img").first
-    if figure.count():
-        figure.scroll_into_view_if_needed()
-    page.screenshot(path=SCREENSHOTS / f"{name}-light.png")
-    _dark_mode(page)
-    page.wait_for_timeout(300)  # the theme's colour transition
-    page.screenshot(path=SCREENSHOTS / f"{name}-dark.png")
-    if figure.count():
-        background, ink = _readable(figure.screenshot())
-        assert background > 180 and ink > 0.002, (
-            f"{name}: a figure is unreadable in dark mode (background {background}, {ink:.1%} ink)"
-        )
-    assert page.console_errors == [], f"{name}: console errors in dark mode: {page.console_errors}"
-
-
-CHAPTERS = [name for name in PAGES if re.match(r"(\d\d|A)_", name)]
-
-
-@pytest.mark.parametrize("name", CHAPTERS)
-def test_each_chapter_renders_math_and_its_precomputed_sliders_move(page, site_url, name):
-    """Every chapter's widgets work without a kernel: in each precomputed figure (at least the
-    chapter's main one), each slider that has more than one position changes its readout when
-    moved, and the figure changes on the page."""
-    page.goto(site_url + f"notebooks/{name}.html", wait_until="load")
-    assert page.evaluate(WAIT_FOR_MATH) > 5, "MathJax did not typeset the page"
-    figures = page.locator(".dpteach-static")
-    assert figures.count() >= 1, f"{name}: no precomputed main widget"
-    for j in range(figures.count()):
-        figure = figures.nth(j)
-        img, sliders = figure.locator("img"), figure.locator("input[type=range]")
-        readouts = figure.locator("output")
-        seen = {img.get_attribute("src")}
-        moved = 0
-        for i in range(sliders.count()):
-            if sliders.nth(i).get_attribute("max") == "0":
-                continue  # a slider fixed at one position on the website
-            before = readouts.nth(i).text_content()
-            sliders.nth(i).focus()
-            page.keyboard.press("End" if sliders.nth(i).get_attribute("value") == "0" else "Home")
-            assert readouts.nth(i).text_content() != before, f"{name} #{j}: slider {i} unchanged"
-            seen.add(img.get_attribute("src"))
-            moved += 1
-        assert moved >= 1 and len(seen) >= 2, f"{name} #{j}: {moved} move(s), figure unchanged"
-    assert page.remote_requests == [] and page.console_errors == [], (
-        page.remote_requests,
-        page.console_errors,
-    )
-
-
-def test_code_cells_fit_the_page_width(page, site_url):
-    """At the default 1200 px width (measured by the page test above, or here if it did not run).
-    The notebooks' code is kept to 88 columns by ``notebooks/ruff.toml`` (checked by the style
-    test); this checks that the theme then shows it without a horizontal scroll bar."""
-    for name in PAGES:
-        if name not in OVERFLOW:
-            page.goto(site_url + f"notebooks/{name}.html", wait_until="load")
-            OVERFLOW[name] = page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)
-    overflowing = {name: cells for name, cells in OVERFLOW.items() if cells}
-    assert not overflowing, "code cells scroll sideways (longest line of each): " + "; ".join(
-        f"{name}: {lines}" for name, lines in overflowing.items()
-    )
 
 
 # --- Precomputed sliders, in a small book of one demo page ------------------------------------
@@ -364,25 +279,11 @@ def test_precomputed_sliders_swap_the_figure_without_a_kernel(page, demo_url):
     seen.add(img.get_attribute("src"))
     assert len(seen) == 4, "every slider move shows a different figure"
     assert all(src.startswith("data:image/png;base64,") for src in seen)
-    _dark_mode(page)
-    background, ink = _readable(img.screenshot())
+    dark_mode(page)
+    background, ink = readable(img.screenshot())
     assert background > 180 and ink > 0.002, f"unreadable in dark mode ({background}, {ink:.1%})"
     page.screenshot(path=SCREENSHOTS / "static-sliders-demo-dark.png")
     assert page.remote_requests == [] and page.console_errors == [], (
         page.remote_requests,
         page.console_errors,
     )
-
-
-# --- The printable book ----------------------------------------------------------------------
-
-
-def test_pdf_printing_renders_math_and_figures_offline(browser, site_url, tmp_path):
-    """``make pdf``'s printer on two pages (the whole book takes about a minute)."""
-    out = tmp_path / "book.pdf"
-    pages = ["notebooks/intro", "notebooks/00_query_release"]
-    info = print_pdf.print_book(out, pages=pages, browser=browser)
-    assert out.read_bytes().startswith(b"%PDF")
-    assert info["chapters"] == 2 and info["pages"] > 2
-    assert info["formulas"] > 10 and info["images"] > 0
-    assert info["blocked"] == [], f"printing reached for the network: {info['blocked']}"

@@ -4,9 +4,9 @@ A widget made by :func:`dpteach.widgets.interactive_figure` (inside
 :func:`dpteach.widgets.explorable`, whose static twin must stay hidden there) redraws its figure
 when its slider is dragged; every chapter opened in JupyterLab runs, renders the book's MyST
 markup (admonitions, folded solutions, citations) through jupyterlab-myst, and its main widget is
-live. A module of its own, so that the
-test suite's parallel workers run it beside the website tests of ``tests/test_browser.py``, whose
-browser fixtures and helpers it shares (and, like them, skips where Chromium is missing).
+live. A module of its own, so that the test suite's parallel workers run it beside the website
+tests of ``tests/test_site_render.py``; it shares the browser fixtures and helpers of
+``tests/test_browser.py`` (and, like them, skips where Chromium is missing).
 """
 
 from __future__ import annotations

@@ -44,6 +44,15 @@ def _links(pdf) -> list:
     return [a for page in pdf.pages for a in page.obj.get("/Annots", []) if a.Subtype == "/Link"]
 
 
+def test_every_page_is_printed_offline_with_its_math_and_figures(book):
+    path, info = book
+    pages = tb.print_pdf.book_pages()
+    chapters = [p for p in pages if re.match(r"notebooks/(\d\d|A)_", p)]
+    assert path.read_bytes().startswith(b"%PDF") and info["chapters"] == len(pages), info
+    assert info["formulas"] > 100 * len(chapters) and info["images"] > len(chapters), info
+    assert info["blocked"] == [], f"printing reached for the network: {info['blocked']}"
+
+
 def test_no_link_points_at_the_print_server_and_references_resolve_inside(book):
     path, info = book
     with pikepdf.open(path) as pdf:

@@ -1,21 +1,32 @@
 """Every page of the built website as a reader sees it, in headless Chromium (issue 24).
 
+Each page is loaded once, at a desktop's width (1200 px) with the network blocked, and every
+check below runs on that one load (a page of a chapter takes seconds to typeset):
+
+* It works offline: it loads, it reaches for nothing outside this machine, logs no console error,
+  shows every figure and the favicon, and no repository button where no repository is set.
 * Math renders: once MathJax has typeset the page, no TeX is left in its text (a backslash
   command such as ``\\alpha``, or a ``$``) outside a typeset formula, code or a script.
-* Nothing scrolls the whole page sideways at a phone's width (390 px): wide display equations,
-  figures and code scroll inside their own boxes.
+* Its precomputed sliders work without a kernel: in each precomputed figure (a chapter has at
+  least its main one), each slider with more than one position changes its readout and the
+  figure when moved.
+* Code cells fit the page width (the notebooks keep code to 88 columns, ``notebooks/ruff.toml``).
+* Nothing scrolls the whole page sideways at a phone's width (the page resized to 390 px): wide
+  display equations, figures and code scroll inside their own boxes.
 * Figures stay readable: each figure's smallest text, at the size the page shows it, is at least
   9 px (the PNG's dpi × :data:`dpteach.viz.SMALLEST_FONT_PT` / 72 × shown width / natural width),
-  on a desktop page (1200 px) and at 390 px.
+  at 1200 px and at 390 px; and in dark mode a figure keeps its light background and its ink.
 
-The detectors are checked on crafted pages first, so a test that passes has looked. Reuses the
-website fixtures of ``tests/test_browser.py`` (build once if stale, serve on loopback, Chromium).
+Screenshots (light, dark, 390 px) go to ``_build/screenshots/``. The detectors are checked on
+crafted pages first, so a test that passes has looked. Reuses the website fixtures of
+``tests/test_browser.py`` (build once if stale, serve on loopback, Chromium).
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import os
 import re
 from pathlib import Path
 
@@ -25,7 +36,8 @@ tb = pytest.importorskip("test_browser")  # skips the module, as it does, withou
 from dpteach import viz  # noqa: E402
 
 pytestmark = pytest.mark.browser
-browser, site_url, page = tb.browser, tb.site_url, tb.page  # the shared fixtures
+browser, site_url = tb.browser, tb.site_url  # the shared fixtures
+CHAPTERS = [name for name in tb.PAGES if re.match(r"(\d\d|A)_", name)]
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1200, "height": 900}
@@ -128,13 +140,6 @@ def phone(browser):
     context.close()
 
 
-@pytest.fixture(scope="module")
-def desktop(browser):
-    context = browser.new_context(viewport=DESKTOP)
-    yield context
-    context.close()
-
-
 def _faults(pg, site: Path) -> dict:
     return {
         "tex": pg.evaluate(UNRENDERED_TEX),
@@ -151,28 +156,123 @@ def _site_folder() -> Path:
     return tb.ROOT / "_build" / "html"
 
 
-@pytest.mark.parametrize("name", tb.PAGES)
-def test_page_renders_its_math_and_fits_a_phone(site_url, phone, desktop, name):
-    url = site_url + f"notebooks/{name}.html"
-    pg = _open(desktop, url)
-    wide = _faults(pg, _site_folder())
-    pg.close()
-    pg = _open(phone, url)
-    narrow = _faults(pg, _site_folder())
+# --- Every page, loaded once ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=tb.PAGES)
+def site_page(request, browser, site_url):
+    """The page, loaded once for the checks below (pytest runs them one page after another):
+    at 1200 px, offline, its math typeset and its saved widgets drawn. ``name``, ``ok`` (the
+    response) and ``formulas`` (how many MathJax typeset) are set on it."""
+    context = browser.new_context(viewport=DESKTOP)
+    pg = tb.offline_page(context)
+    name = request.param
+    response = pg.goto(site_url + f"notebooks/{name}.html", wait_until="load")
+    pg.name, pg.ok = name, response is not None and response.ok
+    pg.formulas = pg.evaluate(tb.WAIT_FOR_MATH)
+    pg.wait_for_function(tb.WIDGETS_DRAWN, timeout=60_000)
+    yield pg
+    context.close()
+
+
+def test_page_works_offline_without_console_errors(site_page):
+    pg, name = site_page, site_page.name
+    assert pg.ok, f"{name} did not load"
+    images = pg.locator("img").evaluate_all("imgs => imgs.map(i => i.naturalWidth)")
+    assert all(w > 0 for w in images), f"{name}: figures failed to load: {images}"
+    icon = pg.evaluate("fetch(document.querySelector('link[rel=icon]').href).then(r => r.ok)")
+    assert icon, f"{name}: the favicon is missing"
+    assert pg.remote_requests == [], f"{name} reached for the network: {pg.remote_requests}"
+    assert pg.console_errors == [], f"{name} logged console errors: {pg.console_errors}"
+    if not os.environ.get("DPTEACH_REPOSITORY_URL"):  # no repository set: no button for one
+        buttons = pg.locator(".bd-header-article a[href^='http']")
+        links = buttons.evaluate_all("links => links.map(a => a.href)")
+        assert links == [], f"{name}: repository or launch buttons with no repository: {links}"
+    figure = pg.locator(".cell_output img").first
+    if figure.count():
+        figure.scroll_into_view_if_needed()
     tb.SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=tb.SCREENSHOTS / f"{name}-390.png")  # what a phone shows first
-    pg.close()
-    problems = []
-    if wide["tex"]:
-        problems.append(f"unrendered TeX in the page: {wide['tex'][:5]}")
-    if narrow["sideways"]["excess"] > 0:
-        sideways = narrow["sideways"]
-        problems.append(f"the page scrolls {sideways['excess']} px sideways at 390 px: "
-                        f"{sideways['culprits']}")  # fmt: skip
-    for width, faults in [("1200", wide), ("390", narrow)]:
-        if faults["small"]:
-            problems.append(f"figure text below 9 px at {width} px: {faults['small']}")
-    assert problems == [], f"{name}: " + "; ".join(problems)
+    pg.screenshot(path=tb.SCREENSHOTS / f"{name}-light.png")
+
+
+def test_precomputed_sliders_move_the_figure_without_a_kernel(site_page):
+    pg, name = site_page, site_page.name
+    figures = pg.locator(".dpteach-static")
+    if name in CHAPTERS:
+        assert pg.formulas > 5, f"{name}: MathJax typeset {pg.formulas} formulas"
+        assert figures.count() >= 1, f"{name}: no precomputed main widget"
+    for j in range(figures.count()):
+        figure = figures.nth(j)
+        img, sliders = figure.locator("img"), figure.locator("input[type=range]")
+        readouts = figure.locator("output")
+        seen = {img.get_attribute("src")}
+        moved = 0
+        for i in range(sliders.count()):
+            if sliders.nth(i).get_attribute("max") == "0":
+                continue  # a slider fixed at one position on the website
+            before = readouts.nth(i).text_content()
+            sliders.nth(i).focus()
+            pg.keyboard.press("End" if sliders.nth(i).get_attribute("value") == "0" else "Home")
+            assert readouts.nth(i).text_content() != before, f"{name} #{j}: slider {i} unchanged"
+            seen.add(img.get_attribute("src"))
+            moved += 1
+        assert moved >= 1 and len(seen) >= 2, f"{name} #{j}: {moved} move(s), figure unchanged"
+    assert pg.console_errors == [], f"{name}: console errors: {pg.console_errors}"
+
+
+LONGEST_LINES_OF_OVERFLOWING_CELLS = """() => [...document.querySelectorAll(".cell_input pre")]
+  .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+  .map(pre => pre.textContent.split("\\n").reduce((a, b) => (a.length >= b.length ? a : b)))"""
+
+
+def test_code_cells_fit_the_page_width(site_page):
+    """At 1200 px, the theme shows the notebooks' 88 columns without a horizontal scroll bar."""
+    overflowing = site_page.evaluate(LONGEST_LINES_OF_OVERFLOWING_CELLS)
+    assert overflowing == [], f"{site_page.name}: code cells scroll sideways: {overflowing}"
+
+
+def test_math_renders_and_figures_are_readable_on_a_desktop(site_page):
+    site_page.evaluate(tb.print_pdf.OPEN_EVERYTHING)  # solutions too
+    site_page.evaluate(tb.WAIT_FOR_MATH)
+    faults = _faults(site_page, _site_folder())
+    assert faults["tex"] == [], f"{site_page.name}: unrendered TeX: {faults['tex'][:5]}"
+    assert faults["small"] == [], f"{site_page.name}: figure text below 9 px: {faults['small']}"
+
+
+def test_page_fits_a_phone_and_its_figures_stay_readable(site_page):
+    pg, name = site_page, site_page.name
+    pg.evaluate(tb.print_pdf.OPEN_EVERYTHING)
+    pg.set_viewport_size(PHONE)
+    try:
+        pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        pg.evaluate("window.scrollTo(0, 0)")
+        faults = _faults(pg, _site_folder())
+        tb.SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        pg.screenshot(path=tb.SCREENSHOTS / f"{name}-390.png")  # what a phone shows first
+    finally:
+        pg.set_viewport_size(DESKTOP)
+    sideways = faults["sideways"]
+    assert sideways["excess"] <= 0, (
+        f"{name}: the page scrolls {sideways['excess']} px sideways at 390 px: "
+        f"{sideways['culprits']}"
+    )
+    assert faults["small"] == [], f"{name}: figure text below 9 px at 390 px: {faults['small']}"
+
+
+def test_page_is_readable_in_dark_mode(site_page):
+    pg, name = site_page, site_page.name
+    tb.dark_mode(pg)
+    pg.wait_for_timeout(300)  # the theme's colour transition
+    figure = pg.locator(".cell_output img").first
+    if figure.count():
+        figure.scroll_into_view_if_needed()
+    pg.screenshot(path=tb.SCREENSHOTS / f"{name}-dark.png")
+    if figure.count():
+        background, ink = tb.readable(figure.screenshot())
+        assert background > 180 and ink > 0.002, (
+            f"{name}: a figure is unreadable in dark mode (background {background}, {ink:.1%} ink)"
+        )
+    assert pg.console_errors == [], f"{name}: console errors in dark mode: {pg.console_errors}"
 
 
 # --- The detectors catch what they look for --------------------------------------------------
