@@ -89,6 +89,19 @@ def _needed(cells: list[str], last: int) -> list[int]:
     return sorted(chosen)
 
 
+def widget_cells(path: Path) -> list[int]:
+    """Indices (among the code cells) of the cells a notebook's widgets need: each widget's own
+    cell and, transitively, the earlier cells defining what it uses."""
+    cells = _code_cells(path)
+    needed = {
+        i
+        for last, source in enumerate(cells)
+        if any(f"{f}(" in source for f in FACTORIES)
+        for i in _needed(cells, last)
+    }
+    return sorted(needed)
+
+
 def capture(path: Path) -> list[Widget]:
     """The widgets of one notebook, with the state their drawing functions need."""
     from dpteach import widgets

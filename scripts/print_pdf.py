@@ -201,7 +201,7 @@ def _print_and_join(browser, url, pages, tmp: Path, out: Path, info: dict) -> di
 
 def _print_page(page, url: str, name: str, tmp: Path, info: dict) -> Part:
     page.emulate_media(media="screen")
-    page.goto(f"{url}{name}.html", wait_until="networkidle", timeout=120_000)
+    page.goto(f"{url}{name}.html", wait_until="load", timeout=120_000)
     info["formulas"] += page.evaluate(WAIT_FOR_MATH)
     page.wait_for_function(WIDGETS_DRAWN, timeout=120_000)
     page.evaluate(OPEN_EVERYTHING)

@@ -24,7 +24,8 @@ import pytest
 
 pytest.importorskip("test_browser")  # skips the module, as it does, without Chromium
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from bench_lab import copy_chapters, start_lab  # noqa: E402  (JupyterLab, as the benchmark runs it)
+from bench_lab import start_lab  # noqa: E402  (JupyterLab, as the benchmark runs it)
+from bench_widgets import widget_cells  # noqa: E402
 from test_browser import (  # noqa: E402  (the shared fixtures and helpers)
     CHAPTER_NOTEBOOKS,
     KERNELSPEC,
@@ -99,12 +100,30 @@ def voila_url(tmp_path_factory):
     )  # fmt: skip
 
 
+def _widget_copy(folder: Path, name: str) -> None:
+    """A copy of chapter ``name`` in ``folder``, every Markdown cell kept and, of its code, the
+    cells its widgets need (``bench_widgets.widget_cells``), without saved outputs: Run All then
+    runs what the widgets need, and nothing shown ran elsewhere. (Every cell is run twice by
+    nbval, under two BLAS kernels; here the test is JupyterLab's rendering and live widgets.)"""
+    path = ROOT / "notebooks" / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    keep = {id(code[i]) for i in widget_cells(path)}
+    nb.cells = [c for c in nb.cells if c.cell_type != "code" or id(c) in keep]
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, folder / f"{name}.ipynb")
+
+
 @pytest.fixture(scope="module")
 def lab_url(tmp_path_factory):
     pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (the browser extra)")
     folder = tmp_path_factory.mktemp("lab")
     _slider_notebook(folder)
-    copy_chapters(folder, CHAPTER_NOTEBOOKS)
+    for name in CHAPTER_NOTEBOOKS:
+        _widget_copy(folder, name)
     proc, url = start_lab(folder)
     yield url
     proc.terminate()
@@ -112,11 +131,24 @@ def lab_url(tmp_path_factory):
 
 
 def _figure_changes_when_dragged(pg, output: str, scope: str = "", timeout=120_000) -> None:
-    """Drag the first slider (within ``scope``) and wait for the figure in ``output`` to change."""
+    """Drag the first slider (within ``scope``) and wait for the figure in ``output`` to change.
+    A drag the slider did not follow (its readout unchanged: the page was still laying itself
+    out under the mouse) is made again."""
     figure = pg.locator(f"{output} img").first
     figure.wait_for(state="attached", timeout=timeout)
     before = figure.get_attribute("src")
-    _drag_slider(pg, pg.locator(f"{scope} .widget-slider".strip()).first)
+    slider = pg.locator(f"{scope} .widget-slider".strip()).first
+    readout = slider.locator(".widget-readout").first
+    for _ in range(3):
+        value = readout.text_content()
+        _drag_slider(pg, slider)
+        with contextlib.suppress(sync_api.TimeoutError):
+            pg.wait_for_function(
+                "([el, value]) => el.textContent !== value",
+                arg=[readout.element_handle(), value],
+                timeout=5_000,
+            )
+            break
     pg.wait_for_function(
         "([sel, src]) => { const img = document.querySelector(sel);"
         " return img && img.getAttribute('src') !== src; }",
@@ -218,8 +250,9 @@ def _book_markup_renders(page, name: str) -> None:
 @pytest.mark.parametrize("name", CHAPTER_NOTEBOOKS)
 def test_each_chapter_main_widget_is_live_in_jupyterlab(live_page, lab_url, name):
     """Open the chapter in JupyterLab: its MyST markup renders (admonitions, folded solutions).
-    Run all its cells, drag the main widget's first slider: its figure is redrawn by the kernel
-    (the live version of the website's precomputed one)."""
+    Run all its cells (the Markdown and what its widgets need, :func:`_widget_copy`): every
+    explorable shows its live figure, and dragging the main widget's first slider has the kernel
+    redraw it (the live version of the website's precomputed one)."""
     page = live_page
     _open_when_idle(page, lab_url + f"lab/workspaces/{name}/tree/{name}.ipynb?reset")  # alone
     _book_markup_renders(page, name)
@@ -244,8 +277,17 @@ def test_each_chapter_main_widget_is_live_in_jupyterlab(live_page, lab_url, name
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     tracebacks = [e for e in errors.all_text_contents() if "Traceback" in e or "Error" in e]
     assert tracebacks == [], f"{name}: a cell failed in JupyterLab: {tracebacks[:1]}"
+    cells = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4).cells
+    explorables = sum("widgets.explorable(" in c.source for c in cells if c.cell_type == "code")
+    live = page.locator(f"{main} .widget-output img").count()
+    assert live == explorables >= 1, f"{name}: {live} of {explorables} explorables are live"
     page.screenshot(path=SCREENSHOTS / f"jupyterlab-{name}.png")
     page.locator(".lm-MenuBar-itemLabel", has_text="Kernel").first.click()  # free the CPU
     page.locator(".lm-Menu-itemLabel", has_text="Shut Down Kernel").first.click()
-    with contextlib.suppress(sync_api.TimeoutError):  # the confirmation, where Lab asks for one
-        page.locator(".jp-Dialog-button.jp-mod-accept").click(timeout=5_000)
+    page.wait_for_function(  # the kernel gone, or a confirmation (where Lab asks for one)
+        "() => document.querySelector('.jp-Dialog, "
+        '.jp-Notebook-ExecutionIndicator[data-status="unknown"]\')',
+        timeout=30_000,
+    )
+    if page.locator(".jp-Dialog").count():
+        page.locator(".jp-Dialog-button.jp-mod-accept").first.click()
