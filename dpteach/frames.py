@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextvars
 import io
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -139,6 +139,13 @@ class FrameRenderer:
 
     def _build(self, draw: Callable[..., None], values: dict) -> tuple[Figure, bool]:
         """Run ``draw(**values)``: the one figure it made, and whether pyplot made it."""
+        if not callable(draw):
+            raise TypeError(f"draw must be a drawing function, got {type(draw).__name__}")
+        if not isinstance(values, Mapping):
+            raise TypeError(
+                f"values must be a dict of slider values (name -> value), "
+                f"got {type(values).__name__}"
+            )
         before = set(plt.get_fignums())
         self._figures_made = 0
         token = _ACTIVE.set(self)

@@ -80,6 +80,12 @@ def test_build_makes_the_figure_without_rasterising_it():
     assert plt.get_fignums() == before
     with pytest.raises(ValueError, match="exactly one figure; it created 0"):
         renderer.build(lambda epsilon: None, {"epsilon": 1.0})
+    for method in (renderer.build, renderer.render):
+        with pytest.raises(TypeError, match="draw must be a drawing function, got NoneType"):
+            method(None, {"epsilon": 1.0})
+        with pytest.raises(TypeError, match="values must be a dict of slider values"):
+            method(draw, [1.0])
+    assert plt.get_fignums() == before
 
 
 def test_the_live_widget_shows_the_renderers_png_and_redraws_on_change():
